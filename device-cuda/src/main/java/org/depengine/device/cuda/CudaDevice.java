@@ -1,0 +1,204 @@
+package org.depengine.device.cuda;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import org.depengine.api.Context;
+import org.depengine.api.device.Device;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.device.StreamPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One CUDA GPU. Its primary context is retained once, when the device is opened, and made current on
+ * a thread by {@link #bind()} (which every stream's {@code bindToCurrentThread} calls, and which this
+ * module calls itself before each CUDA call, so any thread may use its objects).
+ *
+ * <p>Streams are non-blocking {@code CUstream}s; events come from a pool ({@code CU_EVENT_DISABLE_TIMING});
+ * {@link #allocate} is {@code cuMemAlloc}; {@link #allocateHost} is page-locked memory
+ * ({@code cuMemHostAlloc}), freed when the returned buffer becomes unreachable. Completion callbacks
+ * run on one callback thread per device, never on the driver's thread (a host function must not call
+ * CUDA, and a callback might). Thread-safe. Opened by {@link CudaDeviceProvider#device(int)}; lives as
+ * long as the JVM.
+ */
+public final class CudaDevice implements Device {
+    private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Idle events kept per device. */
+    static final int EVENT_POOL_LIMIT = 1024;
+
+    private final Context ctx;
+    private final CudaDriver driver;
+    private final int ordinal;
+    private final String name;
+    private final CUcontext primary;
+    private final CudaEventPool events;
+    private final ExecutorService callbacks;
+    private final AtomicInteger streamCount = new AtomicInteger();
+    private final AtomicLong pinnedBytes = new AtomicLong();
+
+    CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
+        this.ctx = ctx;
+        this.driver = driver;
+        this.ordinal = ordinal;
+        this.name = driver.deviceName(ordinal);
+        this.primary = driver.retainPrimaryContext(ordinal);
+        this.events = new CudaEventPool(driver, EVENT_POOL_LIMIT);
+        AtomicInteger threads = new AtomicInteger();
+        ThreadPoolExecutor exec = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "depengine-" + ctx.deviceType() + "-" + ctx.deviceId() + "-callbacks-"
+                    + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        // The thread ends when idle, so an unused device keeps no thread alive.
+        exec.allowCoreThreadTimeOut(true);
+        this.callbacks = exec;
+    }
+
+    @Override
+    public Context context() {
+        return ctx;
+    }
+
+    /** The GPU's name, e.g. "NVIDIA H100 80GB HBM3". */
+    @Override
+    public String description() {
+        return name;
+    }
+
+    /** A new non-blocking stream. */
+    @Override
+    public CudaStream createStream(StreamKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        bind();
+        CudaStream s = new CudaStream(this, kind, driver.createStream(), streamCount.incrementAndGet());
+        LOG.debug("{}: created stream {}", ctx, s);
+        return s;
+    }
+
+    /** The asynchronous CUDA policy, for every kind. */
+    @Override
+    public StreamPolicy policy(StreamKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        return CudaStreamPolicy.INSTANCE;
+    }
+
+    /** Yes: {@code cuStreamWaitEvent}. */
+    @Override
+    public boolean supportsStreamWait() {
+        return true;
+    }
+
+    /**
+     * {@code bytes} of device memory ({@code cuMemAlloc}).
+     *
+     * @throws IllegalArgumentException if {@code bytes} is not positive
+     * @throws jcuda.CudaException if CUDA cannot allocate it
+     */
+    @Override
+    public CudaBuffer allocate(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
+        }
+        bind();
+        return new CudaBuffer(this, driver.memAlloc(bytes), bytes);
+    }
+
+    /**
+     * Page-locked host memory ({@code cuMemHostAlloc}) as a native-order direct buffer: copies from and
+     * to it are truly asynchronous. The memory is freed ({@code cuMemFreeHost}) once the buffer, and
+     * every view of it, is unreachable.
+     */
+    @Override
+    public ByteBuffer allocateHost(int bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("host buffer size must be > 0 bytes, got " + bytes);
+        }
+        bind();
+        Pointer host = driver.memHostAlloc(bytes);
+        ByteBuffer buffer = driver.hostBuffer(host, bytes);
+        pinnedBytes.addAndGet(bytes);
+        // The action must not reach the buffer, or it would never become unreachable.
+        CLEANER.register(buffer, new FreeHost(driver, primary, host, bytes, pinnedBytes, ctx));
+        return buffer;
+    }
+
+    /** Makes this device's primary context current on the calling thread ({@code cuCtxSetCurrent}). */
+    public void bind() {
+        driver.setCurrent(primary);
+    }
+
+    /** The retained primary context, for code that calls JCuda directly. */
+    public CUcontext primaryContext() {
+        return primary;
+    }
+
+    /** The CUDA device ordinal. */
+    public int ordinal() {
+        return ordinal;
+    }
+
+    /** Events this device has created in all (they are pooled, so this stays near the peak in flight). */
+    public long eventsCreated() {
+        return events.created();
+    }
+
+    /** Events that exist now (idle in the pool or marking work). */
+    public long liveEvents() {
+        return events.live();
+    }
+
+    /** Events idle in the pool now. */
+    public int idleEvents() {
+        return events.idle();
+    }
+
+    /** Bytes of page-locked host memory from {@link #allocateHost} not yet freed. */
+    public long pinnedHostBytes() {
+        return pinnedBytes.get();
+    }
+
+    CudaDriver driver() {
+        return driver;
+    }
+
+    CudaEventPool events() {
+        return events;
+    }
+
+    ExecutorService callbacks() {
+        return callbacks;
+    }
+
+    @Override
+    public String toString() {
+        return ctx + " (" + name + ")";
+    }
+
+    /** Frees a pinned host allocation; runs on the cleaner's thread. */
+    private record FreeHost(CudaDriver driver, CUcontext ctx, Pointer host, long bytes, AtomicLong pinnedBytes,
+            Context device) implements Runnable {
+        @Override
+        public void run() {
+            try {
+                driver.setCurrent(ctx);
+                driver.memFreeHost(host);
+            } catch (RuntimeException e) {
+                LoggerFactory.getLogger(CudaDevice.class).warn("{}: cuMemFreeHost failed", device, e);
+            } finally {
+                pinnedBytes.addAndGet(-bytes);
+            }
+        }
+    }
+}

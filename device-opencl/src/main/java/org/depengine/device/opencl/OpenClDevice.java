@@ -1,0 +1,237 @@
+package org.depengine.device.opencl;
+
+import static org.jocl.CL.CL_MEM_READ_WRITE;
+import static org.jocl.CL.CL_PROGRAM_BUILD_LOG;
+import static org.jocl.CL.clBuildProgram;
+import static org.jocl.CL.clCreateBuffer;
+import static org.jocl.CL.clCreateContext;
+import static org.jocl.CL.clCreateKernel;
+import static org.jocl.CL.clCreateProgramWithSource;
+import static org.jocl.CL.clGetProgramBuildInfo;
+import static org.jocl.CL.clReleaseProgram;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.depengine.api.Context;
+import org.depengine.api.device.Device;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.device.StreamPolicy;
+import org.jocl.CL;
+import org.jocl.CLException;
+import org.jocl.Pointer;
+import org.jocl.cl_context;
+import org.jocl.cl_context_properties;
+import org.jocl.cl_device_id;
+import org.jocl.cl_kernel;
+import org.jocl.cl_platform_id;
+import org.jocl.cl_program;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One OpenCL device with its own {@code cl_context}. Streams are in-order command queues
+ * ({@link #createStream}); buffers are {@code cl_mem} objects ({@link #allocate}); kernels are built
+ * from OpenCL C source once per device and cached ({@link #kernel}).
+ *
+ * <p>Diagnostics: {@link #liveEvents()} counts the {@code cl_event}s this device holds, so that a
+ * leak shows; {@link #hooksCreated()} counts the completion-callback wrappers ever made (they are
+ * pooled). Thread-safe. Opened by {@link OpenClDeviceProvider#device(int)}; lives as long as the JVM.
+ */
+public final class OpenClDevice implements Device {
+    private static final Logger LOG = LoggerFactory.getLogger(OpenClDevice.class);
+
+    /** Completion hooks kept for reuse; more than this in flight at once are made and dropped. */
+    static final int HOOK_POOL_LIMIT = 256;
+
+    private final Context ctx;
+    private final cl_platform_id platform;
+    private final cl_device_id device;
+    private final cl_context clContext;
+    private final String description;
+
+    /** Programs by source text: building is the costly step (a compiler run), so it is done once. */
+    private final ConcurrentHashMap<String, cl_program> programs = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<KernelKey, OpenClKernel> kernels = new ConcurrentHashMap<>();
+    private final AtomicInteger programBuilds = new AtomicInteger();
+
+    private final AtomicLong liveEvents = new AtomicLong();
+    private final AtomicLong eventsCreated = new AtomicLong();
+    private final OpenClStream.HookPool hooks = new OpenClStream.HookPool(HOOK_POOL_LIMIT);
+    private final AtomicInteger streamCount = new AtomicInteger();
+
+    private record KernelKey(String source, String name) {
+    }
+
+    OpenClDevice(Context ctx, OpenClDeviceProvider.DeviceInfo info) {
+        this.ctx = ctx;
+        this.platform = info.platform();
+        this.device = info.device();
+        this.description = info.platformName() + ": " + info.deviceName();
+        cl_context_properties props = new cl_context_properties();
+        props.addProperty(CL.CL_CONTEXT_PLATFORM, platform);
+        // No context error callback: errors are reported by the calls themselves (exceptions are on).
+        this.clContext = clCreateContext(props, 1, new cl_device_id[] {device}, null, null, null);
+    }
+
+    @Override
+    public Context context() {
+        return ctx;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    /**
+     * A new in-order command queue. Each call makes its own {@code cl_command_queue}, so work on two
+     * streams may overlap.
+     */
+    @Override
+    public OpenClStream createStream(StreamKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        OpenClStream s = new OpenClStream(this, kind, streamCount.incrementAndGet());
+        LOG.debug("{}: created stream {}", ctx, s);
+        return s;
+    }
+
+    /** {@link OpenClStreamPolicy}, for every kind: work is asynchronous on every queue. */
+    @Override
+    public StreamPolicy policy(StreamKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        return OpenClStreamPolicy.INSTANCE;
+    }
+
+    /** Yes: a queue waits for another queue's event with a barrier, without blocking the host. */
+    @Override
+    public boolean supportsStreamWait() {
+        return true;
+    }
+
+    /**
+     * A read-write buffer of {@code bytes} bytes in device memory ({@code clCreateBuffer}); its
+     * contents are undefined until written.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is not positive
+     * @throws CLException if the device cannot allocate it
+     */
+    @Override
+    public OpenClBuffer allocate(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
+        }
+        return new OpenClBuffer(this, clCreateBuffer(clContext, CL_MEM_READ_WRITE, bytes, null, null), bytes);
+    }
+
+    /**
+     * The kernel {@code name} of the program built from {@code source}. The program is built once per
+     * device and source text; the kernel object once per (source, name). Later calls with the same
+     * arguments return the same {@link OpenClKernel}.
+     *
+     * @throws IllegalArgumentException if the source does not build (the message holds the build log)
+     *     or has no kernel of that name
+     */
+    public OpenClKernel kernel(String source, String name) {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(name, "name");
+        return kernels.computeIfAbsent(new KernelKey(source, name), k -> {
+            cl_program program = program(k.source());
+            try {
+                cl_kernel kernel = clCreateKernel(program, k.name(), null);
+                return new OpenClKernel(this, k.name(), kernel);
+            } catch (CLException e) {
+                throw new IllegalArgumentException("no kernel '" + k.name() + "' in the program for " + ctx + ": "
+                        + CL.stringFor_errorCode(e.getStatus()), e);
+            }
+        });
+    }
+
+    private cl_program program(String source) {
+        return programs.computeIfAbsent(source, src -> {
+            cl_program program = clCreateProgramWithSource(clContext, 1, new String[] {src}, null, null);
+            try {
+                clBuildProgram(program, 1, new cl_device_id[] {device}, null, null, null);
+            } catch (CLException e) {
+                String log = buildLog(program);
+                clReleaseProgram(program);
+                throw new IllegalArgumentException("OpenCL program does not build on " + ctx + " ("
+                        + CL.stringFor_errorCode(e.getStatus()) + "):\n" + log, e);
+            }
+            int n = programBuilds.incrementAndGet();
+            LOG.debug("{}: built program #{} ({} chars of source)", ctx, n, src.length());
+            return program;
+        });
+    }
+
+    private String buildLog(cl_program program) {
+        try {
+            long[] size = new long[1];
+            clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, null, size);
+            byte[] buf = new byte[(int) size[0]];
+            clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, buf.length, Pointer.to(buf), null);
+            int len = buf.length > 0 && buf[buf.length - 1] == 0 ? buf.length - 1 : buf.length;
+            return new String(buf, 0, len, StandardCharsets.UTF_8).strip();
+        } catch (CLException e) {
+            return "(no build log: " + CL.stringFor_errorCode(e.getStatus()) + ")";
+        }
+    }
+
+    /** How many programs this device has built (each distinct source once). */
+    public int programBuilds() {
+        return programBuilds.get();
+    }
+
+    /**
+     * How many {@code cl_event}s this device's streams hold right now: markers recorded and not yet
+     * released. An event is released as soon as it is seen complete (by {@code isDone}, {@code await},
+     * its callback, a later {@code record} on the same stream, or {@code synchronize}), so this stays
+     * at the number of events still in flight.
+     */
+    public long liveEvents() {
+        return liveEvents.get();
+    }
+
+    /** How many {@code cl_event}s this device's streams have made in all. */
+    public long eventsCreated() {
+        return eventsCreated.get();
+    }
+
+    /**
+     * How many completion-callback wrappers ({@code onComplete}, {@code whenDone}) were ever made. They
+     * are pooled, so this stays near the largest number of callbacks in flight at once.
+     */
+    public int hooksCreated() {
+        return hooks.created();
+    }
+
+    /** The OpenCL context, for interoperation with code that calls JOCL directly. */
+    public cl_context clContext() {
+        return clContext;
+    }
+
+    /** The OpenCL device id. */
+    public cl_device_id clDevice() {
+        return device;
+    }
+
+    void eventCreated() {
+        eventsCreated.incrementAndGet();
+        liveEvents.incrementAndGet();
+    }
+
+    void eventReleased() {
+        liveEvents.decrementAndGet();
+    }
+
+    OpenClStream.HookPool hooks() {
+        return hooks;
+    }
+
+    @Override
+    public String toString() {
+        return ctx + " (" + description + ")";
+    }
+}

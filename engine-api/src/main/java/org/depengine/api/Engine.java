@@ -1,0 +1,233 @@
+package org.depengine.api;
+
+import java.time.Duration;
+import java.util.List;
+import org.depengine.api.internal.EngineRegistry;
+import org.depengine.api.listen.OpListener;
+import org.depengine.api.spi.EngineConfig;
+
+/**
+ * A dependency engine: it runs pushed closures ("ops") after the ops they depend on, in parallel
+ * where they do not conflict, on the device each was pushed to.
+ *
+ * <h2>The contract</h2>
+ * <ul>
+ *   <li><b>Conflicts and order.</b> Each op lists the variables it reads ({@code constVars}) and the
+ *   variables it writes ({@code mutableVars}). Two ops conflict when one writes a variable the other
+ *   reads or writes. Conflicting ops run in push order; ops that read the same version of a variable
+ *   may run at the same time. The result equals a serial run of all ops in push order.</li>
+ *   <li><b>Thread-safety.</b> Every method may be called from any thread. Pushes from several threads
+ *   never deadlock and never form a cycle: each push is ordered, as a whole, against every other push
+ *   of a shared variable, and each thread's own pushes keep their order on every variable they share.</li>
+ *   <li><b>Arguments.</b> A null argument is a {@link NullPointerException} naming it. A variable listed
+ *   twice in one list counts once. A variable in both lists is an {@link IllegalArgumentException}
+ *   naming it. A deleted variable or operator is an {@link IllegalStateException} naming it. Empty
+ *   lists are fine. A context whose device type no provider offers is an
+ *   {@link IllegalArgumentException} naming the type and listing the types found; a device that is
+ *   present but unavailable (no driver) is an {@link IllegalStateException} giving the reason. A push
+ *   that throws has registered nothing.</li>
+ *   <li><b>Waits.</b> {@link #waitForVar} returns once every op pushed before the call that writes the
+ *   variable has completed; {@link #waitForAll} once every op pushed before the call has completed.
+ *   Memory consistency effects: actions in an op happen-before the return of a wait that covers it,
+ *   and actions in a thread before a push happen-before the op runs.</li>
+ *   <li><b>Failures.</b> An op fails when its function throws (any {@link Throwable}, {@link Error}s
+ *   included) or calls {@link CallbackOnComplete#fail}. The variables it writes then carry the failure.
+ *   An op that reads or writes a variable carrying a failure is skipped (its function does not run)
+ *   and passes the failure on to the variables it writes, unless its property is
+ *   {@link FnProperty#NO_SKIP}. {@link #waitForVar} throws {@link EngineException} (cause: the original
+ *   throwable, the same instance; the message names the failed op) when the variable carries a
+ *   failure; {@link #waitForAll} throws for the first failure since the last {@code waitForAll}. A
+ *   failure is reported once: when rethrown it is cleared on every variable it was attached to.</li>
+ *   <li><b>Versions.</b> {@link VarHandle#version()} counts completed writes, skipped ones included.</li>
+ *   <li><b>Waiting inside an op.</b> A wait called from inside an op of this engine would wait for
+ *   itself or for the worker it occupies; it throws {@link IllegalStateException} instead of
+ *   deadlocking. So does {@link #close()} from inside an op.</li>
+ *   <li><b>Shutdown.</b> {@link #close()} refuses new pushes with {@link IllegalStateException}, waits
+ *   for everything already pushed, and stops the engine's threads; it is idempotent. After
+ *   {@link #notifyShutdown()} every op except {@link FnProperty#DELETE_VAR} is skipped.</li>
+ * </ul>
+ *
+ * <p>Engines are found with {@link java.util.ServiceLoader} through
+ * {@link org.depengine.api.spi.EngineProvider}: {@code naive} (each op on the pushing thread),
+ * {@code pooled} (shared worker queues) and {@code perdevice} (worker blocks per device, the default).
+ */
+public interface Engine extends AutoCloseable {
+
+    /** The system property that names the engine {@link #get()} returns. */
+    String ENGINE_PROPERTY = "depengine.engine";
+
+    /** The engine {@link #get()} uses when {@value #ENGINE_PROPERTY} is not set. */
+    String DEFAULT_ENGINE = "perdevice";
+
+    /**
+     * The process-wide engine, named by the system property {@value #ENGINE_PROPERTY}
+     * ({@code naive}, {@code pooled} or {@code perdevice}; default {@value #DEFAULT_ENGINE}), created on
+     * first use. The same instance is returned until it is closed; the next call after that creates a
+     * new one. A JVM shutdown hook finishes its pending work at exit.
+     *
+     * @throws IllegalStateException if no engine of that name is found (the message lists those found)
+     */
+    static Engine get() {
+        return EngineRegistry.global();
+    }
+
+    /**
+     * Creates a new, independent engine of the given name, configured from the system properties
+     * read now.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalStateException if no engine of that name is found, or two providers claim it
+     * @throws IllegalArgumentException if a {@code depengine.*} property has an invalid value
+     */
+    static Engine create(String name) {
+        return create(name, EngineConfig.fromSystemProperties());
+    }
+
+    /**
+     * Creates a new, independent engine of the given name with an explicit configuration.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalStateException if no engine of that name is found, or two providers claim it
+     * @throws IllegalArgumentException if a configuration value is invalid
+     */
+    static Engine create(String name, EngineConfig config) {
+        return EngineRegistry.create(name, config);
+    }
+
+    /** This engine's name, e.g. {@code "perdevice"}. */
+    String name();
+
+    /** A new variable with a generated name. */
+    VarHandle newVariable();
+
+    /**
+     * A new variable.
+     *
+     * @param name used in error messages, traces and diagnostics
+     * @throws NullPointerException if {@code name} is null
+     */
+    VarHandle newVariable(String name);
+
+    /**
+     * A reusable operator: the lists are validated and de-duplicated once, here.
+     *
+     * @param name used in error messages and traces; null for a generated name
+     * @throws NullPointerException if {@code fn}, a list, an element or {@code prop} is null
+     * @throws IllegalArgumentException if a variable is in both lists or belongs to another engine
+     * @throws IllegalStateException if a variable was deleted
+     */
+    OprHandle newOperator(AsyncFn fn, List<VarHandle> constVars, List<VarHandle> mutableVars, FnProperty prop, String name);
+
+    /**
+     * Deletes an operator: it can no longer be pushed (from now on), and its resources are released
+     * after every op pushed before this call that uses its variables.
+     *
+     * @throws IllegalStateException if it was already deleted
+     */
+    void deleteOperator(OprHandle op);
+
+    /**
+     * Pushes one run of an operator.
+     *
+     * @param priority higher runs first among ready ops of a priority pool; ignored elsewhere
+     * @param profiling whether a profiler in "flagged ops only" mode records this run
+     * @throws IllegalStateException if the operator or one of its variables was deleted, or the engine is closed
+     */
+    void push(OprHandle op, Context ctx, int priority, boolean profiling);
+
+    /**
+     * Pushes an asynchronous op: it completes when it calls {@code onComplete}.
+     *
+     * @param name used in error messages and traces; null for a generated name
+     * @throws NullPointerException if an argument other than {@code name} is null
+     * @throws IllegalArgumentException if a variable is in both lists, or belongs to another engine,
+     *     or the context's device type is unknown
+     * @throws IllegalStateException if a variable was deleted, the device is unavailable, or the engine is closed
+     */
+    void pushAsync(AsyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                   FnProperty prop, int priority, String name);
+
+    /**
+     * Pushes a synchronous op: it completes when {@code fn} returns. Throws as {@link #pushAsync}.
+     */
+    void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                  FnProperty prop, int priority, String name);
+
+    /**
+     * Pushes a synchronous {@link FnProperty#NORMAL} op with priority 0 and a generated name.
+     * Throws as {@link #pushAsync}.
+     */
+    default void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars) {
+        pushSync(fn, ctx, constVars, mutableVars, FnProperty.NORMAL, 0, null);
+    }
+
+    /**
+     * Deletes a variable: {@code deleteFn} runs after every op pushed before this call that uses the
+     * variable (it writes the variable, with {@link FnProperty#DELETE_VAR}); from this call on, the
+     * variable can no longer be used.
+     *
+     * @throws IllegalStateException if the variable was already deleted
+     */
+    void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var);
+
+    /**
+     * Waits until every op pushed before this call that writes {@code var} has completed. Running
+     * reads do not delay it.
+     *
+     * @throws EngineException if the variable carries a failure (then cleared), or the wait was
+     *     interrupted (the interrupt status is set again)
+     * @throws IllegalStateException if the variable was deleted, or the call is made from inside an op of this engine
+     */
+    void waitForVar(VarHandle var);
+
+    /**
+     * As {@link #waitForVar(VarHandle)}, giving up after {@code timeout}.
+     *
+     * @throws WaitTimeoutException if the ops were not done in time; the message lists what is pending
+     */
+    void waitForVar(VarHandle var, Duration timeout);
+
+    /**
+     * Waits until every op pushed before this call has completed, then rethrows the first failure
+     * since the last {@code waitForAll} (clearing them all).
+     *
+     * @throws EngineException for the first unreported failure, or an interrupted wait
+     * @throws IllegalStateException if called from inside an op of this engine
+     */
+    void waitForAll();
+
+    /**
+     * As {@link #waitForAll()}, giving up after {@code timeout}.
+     *
+     * @throws WaitTimeoutException if the ops were not done in time; the message lists what is pending
+     */
+    void waitForAll(Duration timeout);
+
+    /**
+     * Tells the engine the process is shutting down: ops not yet started, other than
+     * {@link FnProperty#DELETE_VAR}, are skipped (completed without running, without a failure).
+     */
+    void notifyShutdown();
+
+    /**
+     * Adds a listener told of every op's life from now on (see {@link OpListener} for its rules).
+     * With no listener the engine pays one volatile read per push.
+     */
+    void addListener(OpListener listener);
+
+    /** Removes a listener added with {@link #addListener}; unknown listeners are ignored. */
+    void removeListener(OpListener listener);
+
+    /** Whether {@link #close()} has been called. */
+    boolean isClosed();
+
+    /**
+     * Refuses new pushes (they throw {@link IllegalStateException}), waits for every op already pushed,
+     * then stops and joins the engine's threads. Idempotent; a failure of a pending op is logged, not
+     * thrown.
+     *
+     * @throws IllegalStateException if called from inside an op of this engine
+     */
+    @Override
+    void close();
+}

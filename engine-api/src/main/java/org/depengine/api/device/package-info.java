@@ -1,0 +1,12 @@
+/**
+ * The device SPI, after OneFlow's split: a {@link org.depengine.api.device.DeviceProvider} per device
+ * type finds the {@link org.depengine.api.device.Device}s; a device makes
+ * {@link org.depengine.api.device.Stream}s (ordered lanes of work) and
+ * {@link org.depengine.api.device.Event}s; a {@link org.depengine.api.device.StreamPolicy} says when an
+ * op on a stream counts as launched and as done. {@link org.depengine.api.device.Devices} looks
+ * providers up by type.
+ *
+ * <p>A third-party device is a jar with a {@code DeviceProvider}, declared with {@code provides} in its
+ * module-info and in {@code META-INF/services}; nothing in depengine changes.
+ */
+package org.depengine.api.device;

@@ -1,0 +1,62 @@
+package org.depengine.api.internal;
+
+import java.util.Objects;
+import org.depengine.api.Engine;
+import org.depengine.api.spi.EngineConfig;
+import org.depengine.api.spi.EngineProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Finds engine providers and holds the process-wide engine of {@link Engine#get()}. */
+public final class EngineRegistry {
+    private static final Logger LOG = LoggerFactory.getLogger(EngineRegistry.class);
+    private static final String HOW_TO_ADD = "Put the engine's jar on the class or module path (engine-naive, "
+            + "engine-pooled, engine-perdevice), or write an org.depengine.api.spi.EngineProvider and declare it with "
+            + "'provides' in module-info and in META-INF/services.";
+
+    private static final Object LOCK = new Object();
+    private static Engine global; // guarded by LOCK
+    private static boolean hookInstalled; // guarded by LOCK
+
+    private EngineRegistry() {
+    }
+
+    /** A new engine of that name. */
+    public static Engine create(String name, EngineConfig config) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(config, "config");
+        ProviderLookup<EngineProvider> lookup = ProviderLookup.load(EngineProvider.class, "engine", EngineProvider::name);
+        return lookup.require(name, HOW_TO_ADD).create(config);
+    }
+
+    /** The process-wide engine, created on first use and again after it was closed. */
+    public static Engine global() {
+        synchronized (LOCK) {
+            if (global == null || global.isClosed()) {
+                String name = System.getProperty(Engine.ENGINE_PROPERTY, Engine.DEFAULT_ENGINE).strip();
+                global = create(name, EngineConfig.fromSystemProperties());
+                LOG.debug("process-wide engine: {}", name);
+                if (!hookInstalled) {
+                    hookInstalled = true;
+                    Runtime.getRuntime().addShutdownHook(new Thread(EngineRegistry::closeGlobalAtExit, "depengine-shutdown"));
+                }
+            }
+            return global;
+        }
+    }
+
+    private static void closeGlobalAtExit() {
+        Engine e;
+        synchronized (LOCK) {
+            e = global;
+        }
+        if (e == null || e.isClosed()) {
+            return;
+        }
+        try {
+            e.close(); // finishes what was pushed; failures are logged by the engine
+        } catch (RuntimeException ex) {
+            LOG.warn("closing the process-wide engine at exit failed", ex);
+        }
+    }
+}

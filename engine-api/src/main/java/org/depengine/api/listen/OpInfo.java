@@ -1,0 +1,56 @@
+package org.depengine.api.listen;
+
+import java.util.List;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.depengine.api.device.Stream;
+
+/**
+ * A read-only view of one pushed op, given to {@link OpListener}s. The view is only valid during the
+ * listener call: engines reuse nothing, but a listener must copy what it keeps.
+ */
+public interface OpInfo {
+    /** A number unique within the engine, increasing in push order. */
+    long id();
+
+    /** The op's name (generated when none was given). */
+    String name();
+
+    /** The op's property. */
+    FnProperty property();
+
+    /** The priority it was pushed with. */
+    int priority();
+
+    /** The device context it was pushed to. */
+    Context context();
+
+    /** The variables it reads, de-duplicated. */
+    List<VarHandle> reads();
+
+    /** The variables it writes, de-duplicated. */
+    List<VarHandle> writes();
+
+    /** The {@code profiling} flag of {@link org.depengine.api.Engine#push}; true for {@code pushSync/pushAsync}. */
+    boolean profiling();
+
+    /** The stream it runs on, once started; null before, and for ops run without a stream. */
+    Stream stream();
+
+    /** How it ended, once finished; null before. */
+    Outcome outcome();
+
+    /** Its failure (its own, or one it took over when skipped), once finished; null if none. */
+    Throwable failure();
+
+    /** How an op ended. */
+    enum Outcome {
+        /** Its function ran and completed. */
+        DONE,
+        /** Its function ran and failed. */
+        FAILED,
+        /** Its function did not run: an input carried a failure, or the engine was shutting down. */
+        SKIPPED
+    }
+}

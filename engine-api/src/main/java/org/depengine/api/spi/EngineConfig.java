@@ -1,0 +1,106 @@
+package org.depengine.api.spi;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * An immutable snapshot of an engine's settings: the {@code depengine.*} system properties at the
+ * moment the engine is created (so a property is read once, at creation), or an explicit map.
+ * Accessors validate and name the property in their errors.
+ */
+public final class EngineConfig {
+    private static final String PREFIX = "depengine.";
+
+    private final Map<String, String> values;
+
+    private EngineConfig(Map<String, String> values) {
+        this.values = values;
+    }
+
+    /** The {@code depengine.*} system properties, read now. */
+    public static EngineConfig fromSystemProperties() {
+        Properties props = System.getProperties();
+        Map<String, String> map = new TreeMap<>();
+        for (String key : props.stringPropertyNames()) {
+            if (key.startsWith(PREFIX)) {
+                map.put(key, props.getProperty(key));
+            }
+        }
+        return new EngineConfig(Map.copyOf(map));
+    }
+
+    /** Exactly the given settings (system properties are not consulted). */
+    public static EngineConfig of(Map<String, String> values) {
+        return new EngineConfig(Map.copyOf(values));
+    }
+
+    /** This configuration with one setting added or replaced. */
+    public EngineConfig with(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        Map<String, String> map = new TreeMap<>(values);
+        map.put(key, value);
+        return new EngineConfig(Map.copyOf(map));
+    }
+
+    /** The raw value, or null if not set. */
+    public String get(String key) {
+        return values.get(key);
+    }
+
+    /** All settings, unmodifiable. */
+    public Map<String, String> asMap() {
+        return values;
+    }
+
+    /**
+     * An integer setting.
+     *
+     * @throws IllegalArgumentException naming the property if the value is not an integer in [min, max]
+     */
+    public int getInt(String key, int defaultValue, int min, int max) {
+        String raw = values.get(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        int v;
+        try {
+            v = Integer.parseInt(raw.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("system property " + key + "='" + raw
+                    + "' is not an integer; expected a whole number in [" + min + ", " + max + "]", e);
+        }
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("system property " + key + "=" + v + " is out of range; expected ["
+                    + min + ", " + max + "]");
+        }
+        return v;
+    }
+
+    /**
+     * A boolean setting ({@code true} or {@code false}, any case).
+     *
+     * @throws IllegalArgumentException naming the property for any other value
+     */
+    public boolean getBoolean(String key, boolean defaultValue) {
+        String raw = values.get(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        String s = raw.strip();
+        if (s.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (s.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException("system property " + key + "='" + raw + "' is not a boolean; expected true or false");
+    }
+
+    @Override
+    public String toString() {
+        return "EngineConfig" + values;
+    }
+}

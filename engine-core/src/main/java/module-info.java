@@ -1,0 +1,14 @@
+/**
+ * The parts every engine shares: the dependency tracker ({@code org.depengine.core.tracker}), the
+ * dispatch core {@link org.depengine.core.AbstractEngine} (validation, failure rules, waits, shutdown,
+ * listeners) and the worker groups threaded engines run ops on ({@code org.depengine.core.exec}).
+ * An engine implementation extends {@code AbstractEngine} and decides only where a ready op runs.
+ */
+module org.depengine.core {
+    requires transitive org.depengine.api;
+    requires org.slf4j;
+
+    exports org.depengine.core;
+    exports org.depengine.core.tracker;
+    exports org.depengine.core.exec;
+}

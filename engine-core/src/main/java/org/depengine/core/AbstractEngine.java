@@ -1,0 +1,620 @@
+package org.depengine.core;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.depengine.api.AsyncFn;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.EngineException;
+import org.depengine.api.FnProperty;
+import org.depengine.api.OprHandle;
+import org.depengine.api.SyncFn;
+import org.depengine.api.VarHandle;
+import org.depengine.api.WaitTimeoutException;
+import org.depengine.api.device.Devices;
+import org.depengine.api.device.Stream;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.listen.OpListener;
+import org.depengine.api.spi.EngineConfig;
+import org.depengine.core.exec.EngineThread;
+import org.depengine.core.tracker.Failure;
+import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.OpHost;
+import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.Var;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatch core shared by every engine: argument validation, registration with the tracker,
+ * the failure and skip rules, waits, listeners, and shutdown. A subclass decides only where a ready
+ * op runs ({@link #execute}, MXNet's {@code PushToExecute}) and stops its threads ({@link #stopWorkers}).
+ *
+ * <p>An op's life: {@code push} validates, counts the op in the pending epochs, captures the
+ * listener, lets the subclass route it ({@link #prepare}), registers it on its variables and drops the
+ * push guard; whoever takes its wait counter to zero dispatches it ({@link #execute}); a worker calls
+ * {@link #run}, which applies the skip rules and runs the function; completion (function return,
+ * callback, or skip) attaches failures, releases the variables (dispatching successors) and ends
+ * the op's accounting.
+ */
+public abstract class AbstractEngine implements Engine, OpHost {
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
+    /** The op running on a thread that is not an {@link EngineThread} (pushers running inline ops). */
+    private static final ThreadLocal<OprBlock> CURRENT = new ThreadLocal<>();
+    private static final Var[] NO_VARS = new Var[0];
+    private static final SyncFn NOTHING = ctx -> { };
+    private static final int LINEAR_DEDUP_LIMIT = 32;
+
+    private final String name;
+    /** The configuration the engine was created with. */
+    protected final EngineConfig config;
+    private final AtomicLong opIds = new AtomicLong();
+    private final AtomicLong varIds = new AtomicLong();
+    private final PendingOps pending = new PendingOps();
+    private final ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
+    private final Object lifecycle = new Object();
+    private volatile OpListener listener; // null when nobody listens: the one volatile read per push
+    private volatile boolean closing;
+    private volatile boolean closed;
+    private volatile boolean shutdownNotified;
+
+    /**
+     * @param name the engine's name ({@link #name()})
+     * @param config its settings
+     */
+    protected AbstractEngine(String name, EngineConfig config) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    // ---- what a subclass decides ------------------------------------------------------------------
+
+    /**
+     * Runs, or hands to a worker, an op whose dependencies are all met. Must not throw for a valid op.
+     *
+     * @param pusherThread whether the caller is the thread that pushed the op, inside that push
+     */
+    protected abstract void execute(OprBlock op, boolean pusherThread);
+
+    /** Routes an op before it is registered (sets {@link OprBlock#route}); the default does nothing. */
+    protected void prepare(OprBlock op, DeviceSlot slot) {
+    }
+
+    /** Called on the pusher after a successful push; the naive engine waits for the op here. */
+    protected void afterPush(OprBlock op) {
+    }
+
+    /** Stops and joins the engine's threads; called by {@link #close()} after every op finished. */
+    protected abstract void stopWorkers();
+
+    /** Whether the calling thread is running an op of this engine right now (a nested push). */
+    protected final boolean insideOwnOp() {
+        Thread t = Thread.currentThread();
+        OprBlock cur = t instanceof EngineThread ? ((EngineThread) t).currentOp : CURRENT.get();
+        return cur != null && cur.def().owner() == this;
+    }
+
+    /** The name of an engine thread: {@code depengine-<engine>-<role>}. */
+    protected final String threadName(String role) {
+        return "depengine-" + name + "-" + role;
+    }
+
+    // ---- variables and operators ------------------------------------------------------------------
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final VarHandle newVariable() {
+        return new Var(this, "var#" + varIds.incrementAndGet());
+    }
+
+    @Override
+    public final VarHandle newVariable(String varName) {
+        Objects.requireNonNull(varName, "name");
+        varIds.incrementAndGet();
+        return new Var(this, varName);
+    }
+
+    @Override
+    public final OprHandle newOperator(AsyncFn fn, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                                       FnProperty prop, String opName) {
+        Objects.requireNonNull(fn, "fn");
+        return define(fn, constVars, mutableVars, prop, opName);
+    }
+
+    @Override
+    public final void deleteOperator(OprHandle op) {
+        OpDef def = ownOperator(op);
+        if (!def.markDeleted()) {
+            throw new IllegalStateException(def + " was already deleted; delete an operator once");
+        }
+        // Runs already pushed keep their reference; the definition is reclaimed after the last one finishes.
+    }
+
+    // ---- pushes -----------------------------------------------------------------------------------
+
+    @Override
+    public final void push(OprHandle op, Context ctx, int priority, boolean profiling) {
+        OpDef def = ownOperator(op);
+        Objects.requireNonNull(ctx, "ctx");
+        if (def.isDeleted()) {
+            throw new IllegalStateException(def + " was deleted; it cannot be pushed any more (make a new one with newOperator)");
+        }
+        for (Var v : def.reads()) {
+            requireLive(v, def.name());
+        }
+        for (Var v : def.writes()) {
+            requireLive(v, def.name());
+        }
+        submit(def, ctx, priority, profiling);
+    }
+
+    @Override
+    public final void pushAsync(AsyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                                FnProperty prop, int priority, String opName) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+    }
+
+    @Override
+    public final void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                               FnProperty prop, int priority, String opName) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+    }
+
+    @Override
+    public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
+        Objects.requireNonNull(deleteFn, "deleteFn");
+        Objects.requireNonNull(ctx, "ctx");
+        Var v = ownVar(var, "var");
+        if (v.isDeleted()) {
+            throw new IllegalStateException(v + " was already deleted; delete a variable once");
+        }
+        OpDef def = new OpDef(this, deleteFn, NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
+                "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
+        submit(def, ctx, 0, true);
+    }
+
+    private OpDef define(Object fn, List<VarHandle> constVars, List<VarHandle> mutableVars, FnProperty prop, String opName) {
+        Var[] reads = toVars(constVars, "constVars", opName);
+        Var[] writes = toVars(mutableVars, "mutableVars", opName);
+        Objects.requireNonNull(prop, "prop");
+        for (Var w : writes) {
+            if (indexOf(reads, reads.length, w) >= 0) {
+                throw new IllegalArgumentException(w + " is listed in both constVars and mutableVars of op '"
+                        + (opName == null ? "<unnamed>" : opName) + "'; list it only in mutableVars (a write may also read)");
+            }
+        }
+        return new OpDef(this, fn, reads, writes, prop, opName, OpDef.Kind.USER);
+    }
+
+    private Var[] toVars(List<VarHandle> list, String arg, String opName) {
+        Objects.requireNonNull(list, arg);
+        int n = list.size();
+        if (n == 0) {
+            return NO_VARS;
+        }
+        Var[] out = new Var[n];
+        Map<Var, Boolean> seen = n > LINEAR_DEDUP_LIMIT ? new IdentityHashMap<>(n * 2) : null;
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            VarHandle h = list.get(i);
+            if (h == null) {
+                throw new NullPointerException(arg + "[" + i + "] is null");
+            }
+            Var v = ownVar(h, arg + "[" + i + "]");
+            requireLive(v, opName == null ? "<unnamed>" : opName);
+            boolean dup = seen != null ? seen.put(v, Boolean.TRUE) != null : indexOf(out, k, v) >= 0;
+            if (!dup) {
+                out[k++] = v;
+            }
+        }
+        return k == n ? out : Arrays.copyOf(out, k);
+    }
+
+    private static int indexOf(Var[] vars, int len, Var v) {
+        for (int i = 0; i < len; i++) {
+            if (vars[i] == v) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Var ownVar(VarHandle h, String arg) {
+        Objects.requireNonNull(h, arg);
+        if (!(h instanceof Var) || ((Var) h).owner() != this) {
+            throw new IllegalArgumentException(arg + " (" + h.name() + ") belongs to another engine; use variables made by this engine's newVariable()");
+        }
+        return (Var) h;
+    }
+
+    private OpDef ownOperator(OprHandle h) {
+        Objects.requireNonNull(h, "op");
+        if (!(h instanceof OpDef) || ((OpDef) h).owner() != this) {
+            throw new IllegalArgumentException("operator '" + h.name() + "' belongs to another engine; use operators made by this engine's newOperator()");
+        }
+        return (OpDef) h;
+    }
+
+    private static void requireLive(Var v, String opName) {
+        if (v.isDeleted()) {
+            throw new IllegalStateException(v + " was deleted; it cannot be used by op '" + opName
+                    + "' (deleteVariable makes a variable unusable from the call on)");
+        }
+    }
+
+    /** The device slot of a context, opened on first use. */
+    protected final DeviceSlot slot(Context ctx) {
+        DeviceSlot s = devices.get(ctx);
+        if (s == null) {
+            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(Devices.device(c)));
+        }
+        return s;
+    }
+
+    private OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
+        DeviceSlot slot = def.kind() == OpDef.Kind.WAIT ? null : slot(ctx);
+        PendingOps.Epoch epoch = pending.enter();
+        if (closing && def.kind() != OpDef.Kind.WAIT) {
+            epoch.exit();
+            throw new IllegalStateException("engine '" + name + "' is closed; op '"
+                    + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
+        }
+        OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
+        OprBlock op = new OprBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
+        op.accounting = epoch;
+        op.slot = slot;
+        prepare(op, slot);
+        if (l != null) {
+            l.pushed(op, System.nanoTime());
+        }
+        RuntimeException cancelled = op.register();
+        if (op.dropGuard()) {
+            dispatch(op, true);
+        }
+        afterPush(op);
+        if (cancelled != null) {
+            throw cancelled;
+        }
+        return op;
+    }
+
+    // ---- running ----------------------------------------------------------------------------------
+
+    @Override
+    public final void ready(OprBlock op) {
+        dispatch(op, false);
+    }
+
+    private void dispatch(OprBlock op, boolean pusherThread) {
+        OpListener l = op.listener();
+        if (l != null) {
+            op.readyNanos = System.nanoTime();
+            l.ready(op, op.readyNanos);
+        }
+        if (op.def().kind() == OpDef.Kind.WAIT) {
+            run(op, null); // it only wakes a waiting thread: no worker needed
+            return;
+        }
+        execute(op, pusherThread);
+    }
+
+    /**
+     * Runs a ready op on the calling thread: applies the skip rules, runs the function, and completes
+     * the op when the function returns (sync) or leaves that to its callback (async). Never throws.
+     *
+     * @param ownStream the calling worker's stream, or null to use the device's shared stream (bound
+     *     to the calling thread first)
+     */
+    protected final void run(OprBlock op, Stream ownStream) {
+        OpDef def = op.def();
+        OpListener l = op.listener();
+        Stream stream = ownStream;
+        StreamKind kind = StreamKind.of(def.prop());
+        try {
+            if (stream == null && op.slot != null) {
+                stream = ((DeviceSlot) op.slot).sharedStream(kind);
+                stream.bindToCurrentThread();
+            }
+        } catch (RuntimeException | Error e) {
+            op.start(null);
+            op.fail(e);
+            return;
+        }
+        op.start(stream);
+        if (l != null) {
+            l.started(op, System.nanoTime());
+        }
+        if (op.cancellation() != null || (shutdownNotified && def.kind() == OpDef.Kind.USER)) {
+            op.skip(null);
+            return;
+        }
+        if (def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP) {
+            Failure inherited = op.inheritedFailure();
+            if (inherited != null) {
+                op.skip(inherited);
+                return;
+            }
+        }
+        Thread t = Thread.currentThread();
+        EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
+        OprBlock outer = et != null ? et.currentOp : CURRENT.get();
+        setCurrent(et, op);
+        Throwable thrown = null;
+        try {
+            if (def.isSync()) {
+                def.syncFn().run(op);
+            } else {
+                def.asyncFn().run(op, op);
+            }
+        } catch (Throwable e) {
+            thrown = e;
+        } finally {
+            setCurrent(et, outer);
+        }
+        if (thrown != null) {
+            fnThrew(op, thrown);
+        } else if (def.isSync()) {
+            StreamPolicy policy = op.slot == null ? StreamPolicy.SYNCHRONOUS : ((DeviceSlot) op.slot).policy(kind);
+            if (policy.doneOnReturn()) {
+                op.complete();
+            } else {
+                if (l != null) {
+                    l.launched(op, System.nanoTime());
+                }
+                policy.whenDone(stream, op::complete);
+            }
+        }
+    }
+
+    private static void setCurrent(EngineThread et, OprBlock op) {
+        if (et != null) {
+            et.currentOp = op;
+        } else if (op == null) {
+            CURRENT.remove();
+        } else {
+            CURRENT.set(op);
+        }
+    }
+
+    private static void fnThrew(OprBlock op, Throwable e) {
+        if (op.isCompleted()) {
+            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
+            return;
+        }
+        try {
+            op.fail(e);
+        } catch (IllegalStateException raced) {
+            // Its callback completed it on another thread while the function was throwing.
+            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
+        }
+    }
+
+    @Override
+    public final void completed(OprBlock op, Throwable error) {
+        if (error != null) {
+            Failure f = new Failure(error, op.name());
+            op.setFailure(f);
+            failures.add(f);
+            LOG.debug("op '{}' failed", op.name(), error);
+        }
+        OpListener l = op.listener();
+        if (l != null) {
+            l.finished(op, System.nanoTime());
+        }
+        op.releaseVariables();
+        ((PendingOps.Epoch) op.accounting).exit();
+        op.markFinished();
+    }
+
+    // ---- waits ------------------------------------------------------------------------------------
+
+    @Override
+    public final void waitForVar(VarHandle var) {
+        awaitVar(var, Long.MAX_VALUE, null);
+    }
+
+    @Override
+    public final void waitForVar(VarHandle var, Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        awaitVar(var, deadline(timeout), timeout);
+    }
+
+    @Override
+    public final void waitForAll() {
+        awaitAll(Long.MAX_VALUE, null);
+    }
+
+    @Override
+    public final void waitForAll(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        awaitAll(deadline(timeout), timeout);
+    }
+
+    private static long deadline(Duration timeout) {
+        long now = System.nanoTime();
+        long d;
+        try {
+            d = Math.addExact(now, timeout.toNanos());
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE - 1;
+        }
+        return d == Long.MAX_VALUE ? d - 1 : d;
+    }
+
+    private void awaitVar(VarHandle handle, long deadline, Duration timeout) {
+        Var v = ownVar(handle, "var");
+        requireLive(v, "waitForVar");
+        checkNotInOp("waitForVar(" + v.name() + ")");
+        if (v.hasPendingWrite()) {
+            OpDef def = new OpDef(this, NOTHING, new Var[] {v}, NO_VARS, FnProperty.NO_SKIP,
+                    "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
+            OprBlock waitOp = submit(def, Context.cpu(), 0, false);
+            boolean done;
+            try {
+                done = waitOp.awaitFinished(deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new EngineException("interrupted while waiting for " + v + " in waitForVar", e);
+            }
+            if (!done) {
+                OprBlock writer = v.pendingWriter();
+                throw new WaitTimeoutException("waitForVar(" + v.name() + ") timed out after " + timeout
+                        + (writer == null ? "" : ": still waiting for op '" + writer.name() + "' that writes it")
+                        + "; " + pendingOps() + " op(s) pending in engine '" + name + "'");
+            }
+        }
+        Failure f = v.activeFailure();
+        if (f != null && f.markReported()) {
+            throw failureException(f);
+        }
+    }
+
+    private void awaitAll(long deadline, Duration timeout) {
+        checkNotInOp("waitForAll()");
+        PendingOps.Epoch sealed = pending.seal();
+        boolean done;
+        try {
+            done = PendingOps.await(sealed, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EngineException("interrupted while waiting in waitForAll", e);
+        }
+        if (!done) {
+            throw new WaitTimeoutException("waitForAll() timed out after " + timeout + ": " + pendingOps()
+                    + " op(s) still pending in engine '" + name + "'");
+        }
+        EngineException first = null;
+        Failure f;
+        while ((f = failures.poll()) != null) {
+            if (f.markReported()) {
+                if (first == null) {
+                    first = failureException(f);
+                } else {
+                    first.addSuppressed(f.error());
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static EngineException failureException(Failure f) {
+        return new EngineException("op '" + f.opName() + "' failed: " + f.error(), f.error());
+    }
+
+    private void checkNotInOp(String what) {
+        Thread t = Thread.currentThread();
+        OprBlock cur = t instanceof EngineThread ? ((EngineThread) t).currentOp : CURRENT.get();
+        if (cur != null && cur.def().owner() == this) {
+            throw new IllegalStateException(what + " was called from inside op '" + cur.name() + "' of engine '" + name
+                    + "': the op would wait for itself or for the worker it occupies. Push a dependent op instead "
+                    + "(list the variable in its constVars), or wait outside ops");
+        }
+        if (t instanceof EngineThread && ((EngineThread) t).engine() == this) {
+            throw new IllegalStateException(what + " was called on worker thread " + t.getName() + " of engine '" + name
+                    + "': a worker that blocks can deadlock the engine. Push a dependent op instead");
+        }
+    }
+
+    /** The number of ops pushed and not yet finished (approximate while pushes run). */
+    public final long pendingOps() {
+        return pending.pending();
+    }
+
+    // ---- listeners, lifecycle ---------------------------------------------------------------------
+
+    @Override
+    public final void addListener(OpListener l) {
+        Objects.requireNonNull(l, "listener");
+        synchronized (lifecycle) {
+            OpListener[] now = listener == null ? new OpListener[0] : ((ListenerFanout) listener).listeners;
+            OpListener[] next = Arrays.copyOf(now, now.length + 1);
+            next[now.length] = l;
+            listener = new ListenerFanout(next);
+        }
+    }
+
+    @Override
+    public final void removeListener(OpListener l) {
+        synchronized (lifecycle) {
+            if (listener == null) {
+                return;
+            }
+            OpListener[] now = ((ListenerFanout) listener).listeners;
+            OpListener[] next = Arrays.stream(now).filter(x -> x != l).toArray(OpListener[]::new);
+            listener = next.length == 0 ? null : new ListenerFanout(next);
+        }
+    }
+
+    @Override
+    public final void notifyShutdown() {
+        shutdownNotified = true;
+    }
+
+    @Override
+    public final boolean isClosed() {
+        return closing;
+    }
+
+    @Override
+    public final void close() {
+        checkNotInOp("close()");
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closing = true;
+            boolean interrupted = false;
+            PendingOps.Epoch sealed = pending.seal();
+            while (true) {
+                try {
+                    PendingOps.await(sealed, Long.MAX_VALUE);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // finish closing; restore the status below
+                }
+            }
+            Failure f;
+            while ((f = failures.poll()) != null) {
+                if (f.markReported()) {
+                    LOG.warn("engine '{}' closed with an unreported failure: {}", name, f, f.error());
+                }
+            }
+            stopWorkers();
+            for (DeviceSlot s : devices.values()) {
+                try {
+                    s.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing the streams of {} failed", s.context(), e);
+                }
+            }
+            closed = true;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Engine[" + name + (closing ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,28 @@
+package org.depengine.core.exec;
+
+import org.depengine.core.tracker.OprBlock;
+
+/**
+ * A thread started by an engine. It remembers the op it is running, so the engine can refuse a wait
+ * from inside an op without a thread-local lookup.
+ */
+public class EngineThread extends Thread {
+    private final Object engine;
+    /** The op this thread is running, or null; written and read by this thread only. */
+    public OprBlock currentOp;
+
+    /**
+     * @param engine the engine that owns the thread
+     * @param name the thread's name
+     */
+    public EngineThread(Object engine, String name) {
+        super(name);
+        this.engine = engine;
+        setDaemon(true);
+    }
+
+    /** The engine that owns this thread. */
+    public Object engine() {
+        return engine;
+    }
+}

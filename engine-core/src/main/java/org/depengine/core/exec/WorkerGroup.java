@@ -1,0 +1,256 @@
+package org.depengine.core.exec;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Comparator;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+import org.depengine.api.device.Stream;
+import org.depengine.core.tracker.OprBlock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A queue of ready ops and the worker threads that own it (MXNet's worker block). Ops are taken in
+ * FIFO order, or, for a priority group, highest priority first and push order among equals.
+ *
+ * <p>{@link #submit} may be called from any thread. When a worker of this group submits while it is
+ * running an op (the op it finished released a successor), the first such successor is kept in the
+ * worker's own slot and run next on the same thread: no queue round trip and no wake-up, so a chain of
+ * dependent ops does not pay a park/unpark per link.
+ *
+ * <p>Idle workers spin briefly, then park; an idle group burns no CPU.
+ */
+public final class WorkerGroup {
+    /*
+     * Parking protocol (no lost wake-ups): a worker about to park sets its parked flag, increments
+     * parkedCount, then polls the queue once more before parking. A submitter offers to the queue,
+     * then reads parkedCount; if positive it clears some worker's parked flag by CAS and unparks it.
+     * Both sides write then read volatile state, so either the worker's re-poll sees the op or the
+     * submitter sees the parked worker. Whoever clears a parked flag decrements parkedCount.
+     */
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
+    private static final long SPIN_NANOS = 20_000;      // ~ the cost of one park/unpark hand-off
+    private static final int LOCAL_RUN_BUDGET = 128;    // local successors run in a row before yielding to the queue
+    private static final Comparator<OprBlock> BY_PRIORITY =
+            Comparator.comparingInt(OprBlock::priority).reversed().thenComparingLong(OprBlock::id);
+
+    private final String name;
+    private final Queue<OprBlock> queue;
+    private final Worker[] workers;
+    private final AtomicInteger parkedCount = new AtomicInteger();
+    private final OpRunner runner;
+    private volatile boolean stopping;
+
+    /**
+     * Creates and starts the group.
+     *
+     * @param engine the owning engine (for {@link EngineThread#engine()})
+     * @param threadNamePrefix workers are named prefix + "-" + (1..threads)
+     * @param threads the number of workers, at least 1
+     * @param priority whether ops are taken by priority (else FIFO)
+     * @param runner runs an op
+     * @param streams makes worker i's own stream (called on the worker thread), or null for none
+     */
+    public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
+                       IntFunction<Stream> streams) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
+        }
+        this.name = threadNamePrefix;
+        this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
+        this.runner = runner;
+        this.workers = new Worker[threads];
+        for (int i = 0; i < threads; i++) {
+            workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
+        }
+        for (Worker w : workers) {
+            w.start();
+        }
+    }
+
+    /** The name prefix of the group's threads. */
+    public String name() {
+        return name;
+    }
+
+    /** The number of worker threads. */
+    public int size() {
+        return workers.length;
+    }
+
+    /** Ops queued and not yet taken by a worker (approximate). */
+    public int queued() {
+        return queue.size();
+    }
+
+    /** Whether the calling thread is one of this group's workers. */
+    public boolean isWorkerThread() {
+        return Thread.currentThread() instanceof Worker w && w.group() == this;
+    }
+
+    /** Hands a ready op to the group. */
+    public void submit(OprBlock op) {
+        if (Thread.currentThread() instanceof Worker w && w.group() == this && w.running && w.next == null) {
+            w.next = op;
+            return;
+        }
+        queue.offer(op);
+        if (parkedCount.get() > 0) {
+            wakeOne();
+        }
+    }
+
+    private void wakeOne() {
+        for (Worker w : workers) {
+            if (w.parked && Worker.PARKED.compareAndSet(w, true, false)) {
+                parkedCount.decrementAndGet();
+                LockSupport.unpark(w);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Stops the workers once the queue is empty and joins them. Ops still queued are run first; the
+     * caller has normally drained the engine already.
+     *
+     * @return true if every worker ended within the timeout
+     */
+    public boolean shutdown(long timeoutMillis) {
+        stopping = true;
+        for (Worker w : workers) {
+            LockSupport.unpark(w);
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        boolean all = true;
+        for (Worker w : workers) {
+            if (w == Thread.currentThread()) {
+                continue;
+            }
+            long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000L);
+            try {
+                w.join(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            if (w.isAlive()) {
+                LOG.warn("worker {} did not stop within {} ms", w.getName(), timeoutMillis);
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    private final class Worker extends EngineThread {
+        static final VarHandle PARKED;
+
+        static {
+            try {
+                PARKED = MethodHandles.lookup().findVarHandle(Worker.class, "parked", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final int index;
+        private final IntFunction<Stream> streams;
+        volatile boolean parked;
+        boolean running;   // this thread only
+        OprBlock next;     // this thread only: a successor to run right after the current op
+
+        Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
+            super(engine, name);
+            this.index = index;
+            this.streams = streams;
+        }
+
+        WorkerGroup group() {
+            return WorkerGroup.this;
+        }
+
+        @Override
+        public void run() {
+            Stream stream = null;
+            try {
+                if (streams != null) {
+                    stream = streams.apply(index);
+                    stream.bindToCurrentThread();
+                }
+                OprBlock op;
+                while ((op = take()) != null) {
+                    runChain(op, stream);
+                }
+            } catch (Throwable t) {
+                // Runner failures are contained per op; reaching here is an engine bug or a stream that failed to open.
+                LOG.error("worker {} stopped by an unexpected error", getName(), t);
+            } finally {
+                if (stream != null) {
+                    try {
+                        stream.close();
+                    } catch (RuntimeException e) {
+                        LOG.warn("closing the stream of worker {} failed", getName(), e);
+                    }
+                }
+            }
+        }
+
+        private void runChain(OprBlock first, Stream stream) {
+            OprBlock op = first;
+            int budget = LOCAL_RUN_BUDGET;
+            running = true;
+            try {
+                while (true) {
+                    runner.run(op, stream);
+                    op = next;
+                    next = null;
+                    if (op == null) {
+                        return;
+                    }
+                    if (--budget == 0) {
+                        running = false;
+                        submit(op); // let queued ops have a turn
+                        return;
+                    }
+                }
+            } finally {
+                running = false;
+            }
+        }
+
+        private OprBlock take() {
+            long spinUntil = System.nanoTime() + SPIN_NANOS;
+            while (true) {
+                OprBlock op = queue.poll();
+                if (op != null) {
+                    return op;
+                }
+                if (stopping) {
+                    return null;
+                }
+                if (System.nanoTime() < spinUntil) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                parked = true;
+                parkedCount.incrementAndGet();
+                op = queue.poll();
+                if (op == null && !stopping) {
+                    LockSupport.park(this);
+                }
+                if (PARKED.compareAndSet(this, true, false)) {
+                    parkedCount.decrementAndGet();
+                }
+                if (op != null) {
+                    return op;
+                }
+                spinUntil = System.nanoTime() + SPIN_NANOS / 4; // woken: work is likely close behind
+            }
+        }
+    }
+}

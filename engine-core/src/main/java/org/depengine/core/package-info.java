@@ -1,0 +1,4 @@
+/**
+ * The dispatch core every engine extends: {@link org.depengine.core.AbstractEngine}.
+ */
+package org.depengine.core;

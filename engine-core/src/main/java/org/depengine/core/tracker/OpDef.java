@@ -1,0 +1,147 @@
+package org.depengine.core.tracker;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import org.depengine.api.AsyncFn;
+import org.depengine.api.FnProperty;
+import org.depengine.api.OprHandle;
+import org.depengine.api.SyncFn;
+import org.depengine.api.VarHandle;
+
+/**
+ * What an op does: its function, its validated and de-duplicated variables, its property. A
+ * definition made by {@code newOperator} is pushed many times; {@code pushSync}/{@code pushAsync}
+ * make a throw-away one per push. Immutable apart from the deleted flag.
+ */
+public final class OpDef implements OprHandle {
+    /** What made the op; internal kinds bypass the skip rules. */
+    public enum Kind {
+        /** A user's op. */
+        USER,
+        /** A variable deletion (runs after {@code notifyShutdown}). */
+        DELETE_VAR,
+        /** An engine-internal read that wakes a thread blocked in {@code waitForVar}; never skipped, run inline. */
+        WAIT
+    }
+
+    private final Object owner;
+    private final Object fn; // SyncFn or AsyncFn
+    private final boolean sync;
+    private final Var[] reads;
+    private final Var[] writes;
+    private final FnProperty prop;
+    private final String name;
+    private final Kind kind;
+    private volatile boolean deleted;
+    private List<VarHandle> readList; // views made on first use (listeners only)
+    private List<VarHandle> writeList;
+
+    /**
+     * @param owner the engine the definition belongs to
+     * @param fn a {@link SyncFn} or an {@link AsyncFn}
+     * @param reads de-duplicated, disjoint from writes
+     * @param writes de-duplicated
+     * @param name null for a generated name
+     */
+    public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind) {
+        if (!(fn instanceof SyncFn) && !(fn instanceof AsyncFn)) {
+            throw new IllegalArgumentException("fn must be a SyncFn or an AsyncFn: " + fn);
+        }
+        this.owner = owner;
+        this.fn = fn;
+        this.sync = fn instanceof SyncFn;
+        this.reads = reads;
+        this.writes = writes;
+        this.prop = prop;
+        this.name = name;
+        this.kind = kind;
+    }
+
+    /** The engine this belongs to. */
+    public Object owner() {
+        return owner;
+    }
+
+    /** Whether {@link #syncFn()} (else {@link #asyncFn()}) is the function. */
+    public boolean isSync() {
+        return sync;
+    }
+
+    /** The synchronous function. */
+    public SyncFn syncFn() {
+        return (SyncFn) fn;
+    }
+
+    /** The asynchronous function. */
+    public AsyncFn asyncFn() {
+        return (AsyncFn) fn;
+    }
+
+    /** The variables read (shared array: do not modify). */
+    public Var[] reads() {
+        return reads;
+    }
+
+    /** The variables written (shared array: do not modify). */
+    public Var[] writes() {
+        return writes;
+    }
+
+    /** The property. */
+    public FnProperty prop() {
+        return prop;
+    }
+
+    /** The given name, or null. */
+    public String givenName() {
+        return name;
+    }
+
+    /** The kind. */
+    public Kind kind() {
+        return kind;
+    }
+
+    @Override
+    public String name() {
+        return name != null ? name : "operator@" + Integer.toHexString(System.identityHashCode(this));
+    }
+
+    /** Whether {@link #markDeleted()} was called. */
+    public boolean isDeleted() {
+        return deleted;
+    }
+
+    /** Marks the definition deleted; false if it already was. */
+    public synchronized boolean markDeleted() {
+        if (deleted) {
+            return false;
+        }
+        deleted = true;
+        return true;
+    }
+
+    List<VarHandle> readList() {
+        List<VarHandle> l = readList;
+        if (l == null) {
+            l = Collections.unmodifiableList(Arrays.asList((VarHandle[]) reads));
+            readList = l;
+        }
+        return l;
+    }
+
+    List<VarHandle> writeList() {
+        List<VarHandle> l = writeList;
+        if (l == null) {
+            l = Collections.unmodifiableList(Arrays.asList((VarHandle[]) writes));
+            writeList = l;
+        }
+        return l;
+    }
+
+    @Override
+    public String toString() {
+        return "operator '" + name() + "'";
+    }
+}

@@ -1,0 +1,379 @@
+package org.depengine.core.tracker;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.LockSupport;
+import org.depengine.api.CallbackOnComplete;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.RunContext;
+import org.depengine.api.device.Stream;
+import org.depengine.api.listen.OpInfo;
+import org.depengine.api.listen.OpListener;
+
+/**
+ * One pushed run of an op: the unit the tracker and the workers move around. It is also the op's
+ * {@link RunContext} and its {@link CallbackOnComplete}, so a push allocates one object for all three.
+ *
+ * <p>The wait counter starts at {@code registrations + 1}. Each variable decrements it once when it
+ * lets the op go; the extra one (the push guard) is dropped by the pusher after every registration,
+ * so the op cannot start, on any thread, before all its dependencies are registered. Whoever takes
+ * the counter to zero dispatches the op: the pusher (guard) or the releasing op's thread.
+ *
+ * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
+ * {@link IllegalStateException}.
+ */
+public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
+    private static final VarHandle WAIT;
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            WAIT = l.findVarHandle(OprBlock.class, "wait", int.class);
+            STATE = l.findVarHandle(OprBlock.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final int PENDING = 0;   // registered, not started
+    private static final int RUNNING = 1;   // started; completion not yet signalled
+    private static final int DONE = 2;      // completion signalled (or skipped)
+
+    private final OpDef def;
+    private final OpHost host;
+    private final Context ctx;
+    private final int priority;
+    private final boolean profiling;
+    private final long id;
+    private final OpListener listener;
+
+    @SuppressWarnings("unused") // accessed through WAIT
+    private volatile int wait;
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile int state;
+    private volatile Thread waiter; // a thread parked in awaitFinished
+    private volatile boolean finished;
+
+    /** Engine-owned routing data (which worker group, device slot); set before registration. */
+    public Object route;
+    /** Core-owned: the pending-op epoch the op is counted in; set before registration. */
+    public Object accounting;
+    /** Core-owned: the device slot the op runs on (null for internal ops); set before registration. */
+    public Object slot;
+
+    private int registered;        // how many of reads+writes were registered (all, unless cancelled)
+    private RuntimeException cancelled; // set when a registration was refused
+    private Stream stream;
+    private Failure failure;       // own or taken over; set before completion
+    private Outcome outcome;
+    /** Timestamps for listeners (0 when no listener). */
+    public long readyNanos;
+
+    /**
+     * @param def what the op does
+     * @param host the engine
+     * @param ctx where it runs
+     * @param listener the engine's listener at push time, or null
+     */
+    public OprBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
+        this.def = def;
+        this.host = host;
+        this.ctx = ctx;
+        this.priority = priority;
+        this.profiling = profiling;
+        this.id = id;
+        this.listener = listener;
+        WAIT.setRelease(this, def.reads().length + def.writes().length + 1);
+    }
+
+    // ---- registration (pusher thread) -------------------------------------------------------------
+
+    /**
+     * Registers the op on its variables in order, reads then writes. A refused registration (a
+     * deleted variable) cancels the op: the remaining variables are not registered, and the returned
+     * exception should be thrown to the pusher once the guard is dropped.
+     *
+     * @return null, or the exception naming the deleted variable
+     */
+    public RuntimeException register() {
+        Var[] reads = def.reads();
+        Var[] writes = def.writes();
+        boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
+        int n = 0;
+        Var refused = null;
+        for (Var v : reads) {
+            if (!v.appendRead(this)) {
+                refused = v;
+                break;
+            }
+            n++;
+        }
+        if (refused == null) {
+            for (Var v : writes) {
+                if (!v.appendWrite(this, deletes)) {
+                    refused = v;
+                    break;
+                }
+                n++;
+            }
+        }
+        registered = n;
+        if (refused != null) {
+            cancelled = new IllegalStateException(refused + " was deleted; it cannot be used by op '" + name()
+                    + "' (deleted concurrently with this push)");
+            int missing = reads.length + writes.length - n;
+            WAIT.getAndAdd(this, -missing); // the unregistered variables will never release it
+        }
+        return cancelled;
+    }
+
+    /** Drops the push guard; true if the op is ready now (the pusher must dispatch it). */
+    public boolean dropGuard() {
+        return (int) WAIT.getAndAdd(this, -1) == 1;
+    }
+
+    /** A variable lets the op go during its own push: cannot reach zero (the guard is held). */
+    void releasedDuringPush() {
+        WAIT.getAndAdd(this, -1);
+    }
+
+    /** A completing op lets this op go; dispatches it through the host at zero. */
+    void release(OprBlock by) {
+        if (by.listener != null) {
+            by.listener.released(by, this);
+        }
+        if ((int) WAIT.getAndAdd(this, -1) == 1) {
+            host.ready(this);
+        }
+    }
+
+    // ---- running (worker) -------------------------------------------------------------------------
+
+    /** The op's definition. */
+    public OpDef def() {
+        return def;
+    }
+
+    /** The listener captured at push, or null. */
+    public OpListener listener() {
+        return listener;
+    }
+
+    /** The exception that cancelled the push, or null. */
+    public RuntimeException cancellation() {
+        return cancelled;
+    }
+
+    /** Marks the op started on {@code stream} (may be null). */
+    public void start(Stream s) {
+        this.stream = s;
+        STATE.setRelease(this, RUNNING);
+    }
+
+    /**
+     * The failure this op must take over instead of running, or null: the first active failure of a
+     * variable it reads, else of one it writes.
+     */
+    public Failure inheritedFailure() {
+        for (Var v : def.reads()) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        for (Var v : def.writes()) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** Completes the op without running it, passing {@code inherited} (may be null) on to its writes. */
+    public void skip(Failure inherited) {
+        if (!STATE.compareAndSet(this, RUNNING, DONE) && !STATE.compareAndSet(this, PENDING, DONE)) {
+            throw new IllegalStateException("op '" + name() + "' was already completed");
+        }
+        this.failure = inherited;
+        this.outcome = Outcome.SKIPPED;
+        host.completed(this, null);
+    }
+
+    @Override
+    public void complete() {
+        if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+            throw new IllegalStateException(alreadyCompleted("complete()"));
+        }
+        outcome = Outcome.DONE;
+        host.completed(this, null);
+    }
+
+    @Override
+    public void fail(Throwable error) {
+        Objects.requireNonNull(error, "error");
+        if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+            throw new IllegalStateException(alreadyCompleted("fail(" + error + ")"));
+        }
+        outcome = Outcome.FAILED;
+        host.completed(this, error);
+    }
+
+    /** Whether the op has started (or completed). */
+    public boolean isStarted() {
+        return (int) STATE.getAcquire(this) != PENDING;
+    }
+
+    /** Whether completion has been signalled. */
+    public boolean isCompleted() {
+        return (int) STATE.getAcquire(this) == DONE;
+    }
+
+    private String alreadyCompleted(String call) {
+        return "op '" + name() + "' was already completed: " + call
+                + " is a second completion; call complete() or fail() exactly once per run";
+    }
+
+    /** Sets the failure that will be attached to the op's writes (called by the host on completion). */
+    public void setFailure(Failure f) {
+        this.failure = f;
+    }
+
+    /** The failure attached to the op's writes at completion (own or taken over), or null. */
+    public Failure failureRecord() {
+        return failure;
+    }
+
+    /** Releases the op's registrations after completion; successors may be dispatched on this thread. */
+    public void releaseVariables() {
+        Var[] reads = def.reads();
+        Var[] writes = def.writes();
+        int n = registered;
+        boolean counts = cancelled == null;
+        for (int i = 0; i < reads.length && n > 0; i++, n--) {
+            reads[i].completeRead(this);
+        }
+        for (int i = 0; i < writes.length && n > 0; i++, n--) {
+            writes[i].completeWrite(this, failure, counts);
+        }
+    }
+
+    /**
+     * Marks the op finished: the host has completed it (variables released, accounting done) and
+     * wakes a thread blocked in {@link #awaitFinished}. Called last by the host.
+     */
+    public void markFinished() {
+        finished = true;
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Whether {@link #markFinished} was called. */
+    public boolean isFinished() {
+        return finished;
+    }
+
+    /**
+     * Blocks until {@link #markFinished} has been called, or until the deadline. One thread at a
+     * time may wait.
+     *
+     * @param deadlineNanos a {@link System#nanoTime()} deadline, or {@link Long#MAX_VALUE} for none
+     * @return true when finished; false on timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitFinished(long deadlineNanos) throws InterruptedException {
+        if (finished) {
+            return true;
+        }
+        waiter = Thread.currentThread();
+        try {
+            while (!finished) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (deadlineNanos == Long.MAX_VALUE) {
+                    LockSupport.park(this);
+                } else {
+                    long left = deadlineNanos - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    LockSupport.parkNanos(this, left);
+                }
+            }
+            return true;
+        } finally {
+            waiter = null;
+        }
+    }
+
+    // ---- RunContext / OpInfo ----------------------------------------------------------------------
+
+    @Override
+    public Context context() {
+        return ctx;
+    }
+
+    @Override
+    public Stream stream() {
+        return stream;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public String name() {
+        String n = def.givenName();
+        return n != null ? n : "op#" + id;
+    }
+
+    @Override
+    public FnProperty property() {
+        return def.prop();
+    }
+
+    @Override
+    public int priority() {
+        return priority;
+    }
+
+    @Override
+    public List<org.depengine.api.VarHandle> reads() {
+        return def.readList();
+    }
+
+    @Override
+    public List<org.depengine.api.VarHandle> writes() {
+        return def.writeList();
+    }
+
+    @Override
+    public boolean profiling() {
+        return profiling;
+    }
+
+    @Override
+    public Outcome outcome() {
+        return outcome;
+    }
+
+    @Override
+    public Throwable failure() {
+        Failure f = failure;
+        return f == null ? null : f.error();
+    }
+
+    @Override
+    public String toString() {
+        return "op '" + name() + "' on " + ctx;
+    }
+}

@@ -1,0 +1,243 @@
+package org.depengine.core.tracker;
+
+import org.depengine.api.VarHandle;
+
+/**
+ * A variable and its dependency queue. Ops register on it in push order: a read with
+ * {@link #appendRead}, a write with {@link #appendWrite}; when they finish they call
+ * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
+ *
+ * <p>Thread-safety: all methods may be called from any thread. Appends of one op to several
+ * variables are not atomic as a whole; the op's wait counter (with the push guard, see
+ * {@link OprBlock}) makes that harmless.
+ */
+public final class Var implements VarHandle {
+    /*
+     * Implementation overview.
+     *
+     * The state is a FIFO of ops not yet allowed to run, plus a count of running readers:
+     *
+     *   pendingWrite  the oldest write that has been appended and has not completed; null if none.
+     *                 It heads the FIFO: pendingWrite -> (reads and writes appended after it) ... -> tail.
+     *                 Reads are only ever queued behind a write, so the head is always a write.
+     *   readers       >= 0: the number of reads that were released and have not completed.
+     *                 WRITING (-1): pendingWrite itself has been released (is running).
+     *
+     * Invariants (under the monitor):
+     *   I1  pendingWrite == null  <=>  tail == null  (the FIFO is empty)
+     *   I2  readers == WRITING    =>   pendingWrite != null and it has been released
+     *   I3  pendingWrite != null and readers > 0  =>  those readers were released before pendingWrite
+     *       was appended, and pendingWrite waits for them to drain
+     *   I4  every op in the FIFO behind pendingWrite has not been released by this variable
+     *
+     * Transitions:
+     *   appendRead:    FIFO empty  -> readers++, release the read now
+     *                  otherwise   -> enqueue it (it waits for the writes ahead of it)
+     *   appendWrite:   FIFO empty  -> it becomes pendingWrite; if readers == 0 release it (readers = WRITING)
+     *                  otherwise   -> enqueue it
+     *   completeRead:  readers--; at 0 with a pendingWrite waiting, release that write (readers = WRITING)
+     *   completeWrite: version++ (unless the op was cancelled); take the consecutive reads right behind the
+     *                  finished write out of the FIFO and release them together (readers = their count);
+     *                  the next write, if any, becomes pendingWrite and is released at once if no reads
+     *                  came between; the FIFO empties if nothing follows.
+     *
+     * Releasing (decrementing an op's wait counter, which may dispatch it) happens after the monitor is
+     * released: a detached run of nodes is walked outside the lock. Nodes leave the FIFO when released and
+     * are never linked again, so nobody else writes their next pointers after detachment, except that
+     * the tail's next is written by an append - and a detached run never contains the tail of the live
+     * FIFO (the live FIFO either continues after it or was emptied, making the tail null).
+     *
+     * Failures: completeWrite attaches the writer's failure (its own, or one it took over when skipped)
+     * to the variable before releasing the successors, so they see it when they start. Reported
+     * failures are ignored (Failure.isActive).
+     *
+     * Deletion: deleted is set, under the monitor, by the append of the deleting write; later appends
+     * refuse, so nothing queues behind a deletion.
+     */
+
+    private static final int WRITING = -1;
+
+    private final Object owner;
+    private final String name;
+    private volatile long version;
+    private volatile boolean deleted;
+    private volatile Failure failure;
+
+    // guarded by this
+    private Node pendingWrite;
+    private Node tail;
+    private int readers;
+
+    /** One queued registration: an op waiting on this variable. */
+    private static final class Node {
+        final OprBlock op;
+        final boolean write;
+        Node next;
+
+        Node(OprBlock op, boolean write) {
+            this.op = op;
+            this.write = write;
+        }
+    }
+
+    /**
+     * @param owner the engine the variable belongs to
+     * @param name its name
+     */
+    public Var(Object owner, String name) {
+        this.owner = owner;
+        this.name = name;
+    }
+
+    /** The engine this variable belongs to. */
+    public Object owner() {
+        return owner;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long version() {
+        return version;
+    }
+
+    /** Whether a deletion has been appended. */
+    public boolean isDeleted() {
+        return deleted;
+    }
+
+    /** The failure the variable carries, or null if none or already reported. */
+    public Failure activeFailure() {
+        Failure f = failure;
+        return f != null && f.isActive() ? f : null;
+    }
+
+    /** Whether a write is queued or running (reads alone do not count). */
+    public synchronized boolean hasPendingWrite() {
+        return pendingWrite != null;
+    }
+
+    /** The op of the oldest pending write, for diagnostics; null if none. */
+    public synchronized OprBlock pendingWriter() {
+        return pendingWrite == null ? null : pendingWrite.op;
+    }
+
+    /**
+     * Registers a read by {@code op}; the op's wait counter is decremented now if it may run.
+     *
+     * @return false, registering nothing, if the variable is deleted
+     */
+    public boolean appendRead(OprBlock op) {
+        synchronized (this) {
+            if (deleted) {
+                return false;
+            }
+            if (pendingWrite != null) {
+                enqueue(new Node(op, false));
+                return true;
+            }
+            readers++;
+        }
+        op.releasedDuringPush();
+        return true;
+    }
+
+    /**
+     * Registers a write by {@code op}.
+     *
+     * @param deletes whether this write deletes the variable: later appends are refused
+     * @return false, registering nothing, if the variable is (already) deleted
+     */
+    public boolean appendWrite(OprBlock op, boolean deletes) {
+        Node node = new Node(op, true);
+        synchronized (this) {
+            if (deleted) {
+                return false;
+            }
+            if (deletes) {
+                deleted = true;
+            }
+            if (pendingWrite != null) {
+                enqueue(node);
+                return true;
+            }
+            pendingWrite = node;
+            tail = node;
+            if (readers != 0) {
+                return true; // I3: waits for the running readers
+            }
+            readers = WRITING;
+        }
+        op.releasedDuringPush();
+        return true;
+    }
+
+    private void enqueue(Node node) {
+        tail.next = node;
+        tail = node;
+    }
+
+    /** A read by {@code op} completed. */
+    public void completeRead(OprBlock op) {
+        OprBlock writer = null;
+        synchronized (this) {
+            if (--readers == 0 && pendingWrite != null) {
+                readers = WRITING;
+                writer = pendingWrite.op;
+            }
+        }
+        if (writer != null) {
+            writer.release(op);
+        }
+    }
+
+    /**
+     * The write by {@code op} (the pending, running write) completed.
+     *
+     * @param propagated the failure the variable carries from now on, or null to keep what it has
+     * @param counts whether the write counts in {@link #version()} (a cancelled push does not)
+     */
+    public void completeWrite(OprBlock op, Failure propagated, boolean counts) {
+        Node firstRead;
+        int reads = 0;
+        OprBlock nextWriter = null;
+        synchronized (this) {
+            if (counts) {
+                version++;
+            }
+            if (propagated != null) {
+                failure = propagated;
+            }
+            Node n = pendingWrite.next;
+            firstRead = n;
+            while (n != null && !n.write) {
+                reads++;
+                n = n.next;
+            }
+            pendingWrite = n;
+            if (n == null) {
+                tail = null;
+            }
+            if (n != null && reads == 0) {
+                readers = WRITING;
+                nextWriter = n.op;
+            } else {
+                readers = reads;
+            }
+        }
+        for (Node r = firstRead; reads > 0; r = r.next, reads--) {
+            r.op.release(op);
+        }
+        if (nextWriter != null) {
+            nextWriter.release(op);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "var '" + name + "'";
+    }
+}

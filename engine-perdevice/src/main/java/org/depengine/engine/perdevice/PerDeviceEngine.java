@@ -1,0 +1,184 @@
+package org.depengine.engine.perdevice;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.spi.EngineConfig;
+import org.depengine.core.AbstractEngine;
+import org.depengine.core.DeviceSlot;
+import org.depengine.core.exec.WorkerGroup;
+import org.depengine.core.tracker.OprBlock;
+
+/**
+ * MXNet's ThreadedEnginePerDevice, with OneFlow's stream ownership:
+ * <ul>
+ *   <li>CPU: a worker group per CPU device id ({@value #CPU_WORKERS} threads, default the number of
+ *   cores), made on first use; {@link FnProperty#CPU_PRIORITIZED} ops go to one priority group shared
+ *   by all CPU ids ({@value #CPU_PRIORITY_WORKERS} threads, default 2): higher priority first, push
+ *   order among equals.</li>
+ *   <li>Other devices, per device on first use: compute workers ({@value #DEVICE_WORKERS}, default 2)
+ *   each owning a compute stream; host-to-device and device-to-host copy workers
+ *   ({@value #DEVICE_COPY_WORKERS} each, default 1) each owning a copy stream of its direction; a
+ *   priority group ({@value #DEVICE_PRIORITY_WORKERS}, default 1) with its own compute streams for
+ *   {@link FnProperty#DEVICE_PRIORITIZED}.</li>
+ *   <li>{@link FnProperty#ASYNC} and {@link FnProperty#DELETE_VAR} ops ready at push time run inline on the pusher.</li>
+ * </ul>
+ * Every setting is read once, when the engine is created.
+ */
+final class PerDeviceEngine extends AbstractEngine {
+    static final String CPU_WORKERS = "depengine.cpu.workers";
+    static final String CPU_PRIORITY_WORKERS = "depengine.cpu.priorityWorkers";
+    static final String DEVICE_WORKERS = "depengine.device.workers";
+    static final String DEVICE_COPY_WORKERS = "depengine.device.copyWorkers";
+    static final String DEVICE_PRIORITY_WORKERS = "depengine.device.priorityWorkers";
+    private static final long JOIN_MILLIS = 10_000;
+
+    private final int cpuWorkers;
+    private final int cpuPriorityWorkers;
+    private final int deviceWorkers;
+    private final int deviceCopyWorkers;
+    private final int devicePriorityWorkers;
+    private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
+    private volatile WorkerGroup cpuPriority;
+
+    /** The roles of a non-CPU device's worker groups. */
+    private enum Role {
+        COMPUTE("compute", StreamKind.COMPUTE, false),
+        H2D("h2d", StreamKind.HOST_TO_DEVICE, false),
+        D2H("d2h", StreamKind.DEVICE_TO_HOST, false),
+        PRIORITY("priority", StreamKind.COMPUTE, true);
+
+        final String label;
+        final StreamKind kind;
+        final boolean byPriority;
+
+        Role(String label, StreamKind kind, boolean byPriority) {
+            this.label = label;
+            this.kind = kind;
+            this.byPriority = byPriority;
+        }
+
+        static Role of(FnProperty prop) {
+            switch (prop) {
+                case COPY_TO_DEVICE:
+                    return H2D;
+                case COPY_FROM_DEVICE:
+                    return D2H;
+                case DEVICE_PRIORITIZED:
+                    return PRIORITY;
+                default:
+                    return COMPUTE;
+            }
+        }
+    }
+
+    /** The worker groups of one non-CPU device, each made on first use; each worker owns a stream. */
+    private final class DeviceGroups {
+        private final DeviceSlot slot;
+        private final AtomicReferenceArray<WorkerGroup> groups = new AtomicReferenceArray<>(Role.values().length);
+
+        DeviceGroups(DeviceSlot slot) {
+            this.slot = slot;
+        }
+
+        WorkerGroup forProperty(FnProperty prop) {
+            Role role = Role.of(prop);
+            WorkerGroup g = groups.get(role.ordinal());
+            return g != null ? g : make(role);
+        }
+
+        private synchronized WorkerGroup make(Role role) {
+            WorkerGroup g = groups.get(role.ordinal());
+            if (g == null) {
+                Context c = slot.context();
+                int threads = role == Role.COMPUTE ? deviceWorkers
+                        : role == Role.PRIORITY ? devicePriorityWorkers : deviceCopyWorkers;
+                g = new WorkerGroup(PerDeviceEngine.this, threadName(c.deviceType() + c.deviceId() + "-" + role.label),
+                        threads, role.byPriority, PerDeviceEngine.this::run, i -> slot.device().createStream(role.kind));
+                groups.set(role.ordinal(), g);
+            }
+            return g;
+        }
+
+        void collect(List<WorkerGroup> out) {
+            for (int i = 0; i < groups.length(); i++) {
+                if (groups.get(i) != null) {
+                    out.add(groups.get(i));
+                }
+            }
+        }
+    }
+
+    PerDeviceEngine(EngineConfig config) {
+        super(PerDeviceEngineProvider.NAME, config);
+        int cores = Runtime.getRuntime().availableProcessors();
+        cpuWorkers = config.getInt(CPU_WORKERS, cores, 1, 4096);
+        cpuPriorityWorkers = config.getInt(CPU_PRIORITY_WORKERS, 2, 1, 4096);
+        deviceWorkers = config.getInt(DEVICE_WORKERS, 2, 1, 1024);
+        deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
+        devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
+    }
+
+    @Override
+    protected void prepare(OprBlock op, DeviceSlot slot) {
+        if (slot != null) {
+            op.route = route(op.context(), op.def().prop(), slot);
+        }
+    }
+
+    private WorkerGroup route(Context ctx, FnProperty prop, DeviceSlot slot) {
+        if (ctx.isCpu()) {
+            if (prop == FnProperty.CPU_PRIORITIZED) {
+                WorkerGroup p = cpuPriority;
+                return p != null ? p : cpuPriorityGroup();
+            }
+            WorkerGroup g = cpuGroups.get(ctx.deviceId());
+            if (g == null) {
+                g = cpuGroups.computeIfAbsent(ctx.deviceId(), id ->
+                        new WorkerGroup(this, threadName("cpu" + id + "-worker"), cpuWorkers, false, this::run, null));
+            }
+            return g;
+        }
+        DeviceGroups d = deviceGroups.get(ctx);
+        if (d == null) {
+            d = deviceGroups.computeIfAbsent(ctx, c -> new DeviceGroups(slot));
+        }
+        return d.forProperty(prop);
+    }
+
+    private synchronized WorkerGroup cpuPriorityGroup() {
+        if (cpuPriority == null) {
+            cpuPriority = new WorkerGroup(this, threadName("cpu-priority"), cpuPriorityWorkers, true, this::run, null);
+        }
+        return cpuPriority;
+    }
+
+    @Override
+    protected void execute(OprBlock op, boolean pusherThread) {
+        FnProperty prop = op.def().prop();
+        if (pusherThread && (prop == FnProperty.ASYNC || prop == FnProperty.DELETE_VAR)) {
+            run(op, null);
+        } else {
+            ((WorkerGroup) op.route).submit(op);
+        }
+    }
+
+    @Override
+    protected void stopWorkers() {
+        List<WorkerGroup> groups = new ArrayList<>(cpuGroups.values());
+        if (cpuPriority != null) {
+            groups.add(cpuPriority);
+        }
+        for (DeviceGroups d : deviceGroups.values()) {
+            d.collect(groups);
+        }
+        for (WorkerGroup g : groups) {
+            g.shutdown(JOIN_MILLIS);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package org.depengine.engine.perdevice;
+
+import org.depengine.testkit.ThreadedConformance;
+
+/** The shared {@link ThreadedConformance} suite on the perdevice engine. */
+class PerDeviceThreadedTest extends ThreadedConformance {
+    @Override
+    protected String engineName() {
+        return "perdevice";
+    }
+
+    @Override
+    protected java.util.Map<String, String> settings() {
+        return java.util.Map.of("depengine.cpu.workers", "2", "depengine.cpu.priorityWorkers", "2");
+    }
+
+    @Override
+    protected java.util.List<org.depengine.api.Context> contexts() {
+        return java.util.List.of(org.depengine.api.Context.cpu(0), org.depengine.api.Context.cpu(1));
+    }
+
+    @Override
+    protected java.util.Map<String, String> singleWorkerSettings() {
+        return java.util.Map.of("depengine.cpu.workers", "1");
+    }
+}

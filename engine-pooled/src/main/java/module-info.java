@@ -1,0 +1,7 @@
+/** The pooled engine ({@code pooled}): one shared worker queue for compute, one for copies. */
+module org.depengine.engine.pooled {
+    requires org.depengine.core;
+    requires org.slf4j;
+
+    provides org.depengine.api.spi.EngineProvider with org.depengine.engine.pooled.PooledEngineProvider;
+}

@@ -1,0 +1,47 @@
+package org.depengine.engine.pooled;
+
+import org.depengine.api.FnProperty;
+import org.depengine.api.spi.EngineConfig;
+import org.depengine.core.AbstractEngine;
+import org.depengine.core.exec.WorkerGroup;
+import org.depengine.core.tracker.OprBlock;
+
+/**
+ * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@value #WORKERS} threads, and one
+ * for the copy properties with {@value #COPY_WORKERS} threads, whatever the device. An
+ * {@link FnProperty#ASYNC} op ready at push time runs inline on the pusher. Priorities are ignored.
+ */
+final class PooledEngine extends AbstractEngine {
+    static final String WORKERS = "depengine.pooled.workers";
+    static final String COPY_WORKERS = "depengine.pooled.copyWorkers";
+    private static final long JOIN_MILLIS = 10_000;
+
+    private final WorkerGroup compute;
+    private final WorkerGroup copy;
+
+    PooledEngine(EngineConfig config) {
+        super(PooledEngineProvider.NAME, config);
+        int workers = config.getInt(WORKERS, Runtime.getRuntime().availableProcessors(), 1, 4096);
+        int copyWorkers = config.getInt(COPY_WORKERS, 1, 1, 4096);
+        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run, null);
+        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run, null);
+    }
+
+    @Override
+    protected void execute(OprBlock op, boolean pusherThread) {
+        FnProperty prop = op.def().prop();
+        if (pusherThread && prop == FnProperty.ASYNC) {
+            run(op, null);
+        } else if (prop.isCopy()) {
+            copy.submit(op);
+        } else {
+            compute.submit(op);
+        }
+    }
+
+    @Override
+    protected void stopWorkers() {
+        compute.shutdown(JOIN_MILLIS);
+        copy.shutdown(JOIN_MILLIS);
+    }
+}

@@ -1,0 +1,222 @@
+package org.depengine.profiler;
+
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a {@link TraceModel} as one self-contained HTML page (inline CSS and script, no network):
+ * lanes per device context and stream, a bar per op ({@code div.op-bar} with {@code data-*}
+ * attributes; device parts are {@code div.device-bar}), dependency arrows (SVG), the statistics
+ * table (sortable) and zoom (mouse wheel, buttons). Not part of the API.
+ */
+/*
+ * The data goes into a <script type="application/json"> element written with the HTML-safe JSON
+ * writer (so "</script>" in an op name cannot end the element), and the page's script builds the DOM
+ * from it synchronously on load; names are only ever set with textContent or attributes, never as
+ * HTML. Positions are recomputed from the data on every zoom, so zooming never accumulates rounding.
+ */
+final class HtmlWriter {
+    private HtmlWriter() {
+    }
+
+    static void write(TraceModel m, int maxOps, Writer out) throws IOException {
+        List<TraceModel.Op> ops = m.ops.size() > maxOps ? latest(m.ops, maxOps) : m.ops;
+        Map<TraceModel.Op, Integer> index = new HashMap<>();
+        for (int i = 0; i < ops.size(); i++) {
+            index.put(ops.get(i), i);
+        }
+        Map<Long, Integer> laneIndex = new HashMap<>();
+        for (int i = 0; i < m.lanes.size(); i++) {
+            TraceModel.Lane l = m.lanes.get(i);
+            laneIndex.put(((long) l.pid() << 32) | (l.tid() & 0xFFFF_FFFFL), i);
+        }
+        StringWriter data = new StringWriter();
+        JsonWriter j = new JsonWriter(data, true);
+        j.beginObject();
+        j.field("total", m.ops.size()).field("shown", ops.size()).field("dropped", m.dropped).field("incomplete", m.incomplete);
+        j.name("processes").beginArray();
+        for (Map.Entry<Integer, String> p : m.processes.entrySet()) {
+            j.beginObject().field("pid", p.getKey()).field("name", p.getValue()).endObject();
+        }
+        j.endArray();
+        j.name("lanes").beginArray();
+        for (TraceModel.Lane l : m.lanes) {
+            j.beginObject().field("pid", l.pid()).field("tid", l.tid()).field("name", l.name())
+                    .name("stream").value(l.tid() >= TraceModel.DEVICE_TID).endObject();
+        }
+        j.endArray();
+        j.name("ops").beginArray();
+        for (TraceModel.Op o : ops) {
+            j.beginObject();
+            j.field("id", o.id).field("name", o.name);
+            j.field("lane", laneIndex.getOrDefault(((long) o.pid << 32) | (o.hostTid & 0xFFFF_FFFFL), 0));
+            j.name("ts").thousandths(o.started - m.origin);
+            j.name("dur").thousandths(o.hostTime());
+            if (o.isDevice()) {
+                j.field("dlane", laneIndex.getOrDefault(((long) o.devicePid << 32) | (o.deviceTid & 0xFFFF_FFFFL), 0));
+                j.name("dts").thousandths(o.deviceStart - m.origin);
+                j.name("ddur").thousandths(o.deviceTime());
+            }
+            j.field("prop", Profiler.propertyName(o.property)).field("prio", o.priority).field("outcome", Profiler.outcomeName(o.outcome));
+            j.name("wait").thousandths(o.queueWait() < 0 ? -1000 : o.queueWait());
+            j.name("reads");
+            TraceWriter.names(j, o.reads, o.totalReads);
+            j.name("writes");
+            TraceWriter.names(j, o.writes, o.totalWrites);
+            j.endObject();
+        }
+        j.endArray();
+        j.name("flows").beginArray();
+        for (TraceModel.Flow f : m.flows) {
+            Integer a = index.get(f.from());
+            Integer b = index.get(f.to());
+            if (a != null && b != null) {
+                j.beginArray().value(a).value(b).endArray();
+            }
+        }
+        j.endArray();
+        j.name("stats").beginArray();
+        for (AggregateStats.Row r : AggregateStats.of(m).rows()) {
+            j.beginObject().field("name", r.name()).field("count", r.count());
+            AggregateStats.summary(j, "run", r.run());
+            AggregateStats.summary(j, "wait", r.queueWait());
+            AggregateStats.summary(j, "host", r.host());
+            AggregateStats.summary(j, "device", r.device());
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+
+        out.write(HEAD);
+        out.write("<script type=\"application/json\" id=\"profile-data\">");
+        out.write(data.toString());
+        out.write("</script>\n");
+        out.write(SCRIPT);
+        out.write("</body>\n</html>\n");
+        out.flush();
+    }
+
+    private static List<TraceModel.Op> latest(List<TraceModel.Op> ops, int n) {
+        return ops.subList(ops.size() - n, ops.size()); // ops are sorted by start
+    }
+
+    private static final String HEAD = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            + "<title>depengine profile</title>\n<style>\n"
+            + "body{font:12px system-ui,sans-serif;margin:0;background:#fafafa;color:#222}\n"
+            + "header{padding:8px 12px;background:#263238;color:#fff;display:flex;gap:12px;align-items:center}\n"
+            + "header h1{font-size:15px;margin:0;flex:1}\n"
+            + "header button{font:inherit;padding:2px 10px}\n"
+            + "#summary{padding:6px 12px;color:#555}\n"
+            + "#timeline{display:flex;border-top:1px solid #ccc;border-bottom:1px solid #ccc;background:#fff}\n"
+            + "#labels{flex:0 0 220px;border-right:1px solid #ccc}\n"
+            + "#scroll{flex:1;overflow-x:auto;overflow-y:hidden;position:relative}\n"
+            + "#canvas{position:relative}\n"
+            + ".label,.lane{height:22px;box-sizing:border-box;border-bottom:1px solid #eee;white-space:nowrap;overflow:hidden}\n"
+            + ".label{padding:3px 6px}\n.label.proc,.lane.proc{background:#eceff1;font-weight:600}\n"
+            + ".label.stream{color:#6a1b9a}\n"
+            + ".lane{position:relative}\n"
+            + ".op-bar,.device-bar{position:absolute;top:3px;height:15px;min-width:1px;border-radius:2px;"
+            + "box-sizing:border-box;overflow:hidden;color:#fff;font-size:10px;line-height:15px;padding-left:2px;cursor:default}\n"
+            + ".device-bar{background-image:repeating-linear-gradient(45deg,rgba(255,255,255,.25) 0 4px,transparent 4px 8px)}\n"
+            + ".op-bar.failed{outline:2px solid #c62828}\n.op-bar.skipped{opacity:.45}\n"
+            + "#arrows{position:absolute;left:0;top:0;pointer-events:none;z-index:2}\n"
+            + "#arrows path{fill:none;stroke:#455a64;stroke-width:1;opacity:.7}\n"
+            + "#detail{padding:6px 12px;min-height:18px;font-family:monospace}\n"
+            + "table{border-collapse:collapse;margin:8px 12px}\n"
+            + "th,td{border:1px solid #ddd;padding:2px 8px;text-align:right}\n"
+            + "th{background:#eceff1;cursor:pointer}\nth:first-child,td:first-child{text-align:left}\n"
+            + "</style>\n</head>\n<body>\n"
+            + "<header><h1>depengine profile</h1>"
+            + "<button id=\"zoom-in\" title=\"zoom in\">+</button><button id=\"zoom-out\" title=\"zoom out\">&minus;</button>"
+            + "<button id=\"zoom-fit\" title=\"fit\">fit</button></header>\n"
+            + "<div id=\"summary\"></div>\n"
+            + "<div id=\"timeline\"><div id=\"labels\"></div><div id=\"scroll\"><div id=\"canvas\">"
+            + "<svg id=\"arrows\" xmlns=\"http://www.w3.org/2000/svg\"><defs><marker id=\"head\" viewBox=\"0 0 6 6\" "
+            + "refX=\"6\" refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0L6,3L0,6z\" "
+            + "style=\"fill:#455a64;stroke:none\"/></marker></defs></svg></div></div></div>\n"
+            + "<div id=\"detail\">Hover a bar for details; wheel over the timeline to zoom.</div>\n"
+            + "<h2 style=\"font-size:14px;margin:8px 12px 0\">Statistics per op name (ms)</h2>\n"
+            + "<table id=\"stats\"><thead></thead><tbody></tbody></table>\n";
+
+    private static final String SCRIPT = "<script>\n(function(){\n'use strict';\n"
+            + "var D=JSON.parse(document.getElementById('profile-data').textContent);\n"
+            + "var LANE_H=22, scroll=document.getElementById('scroll'), canvas=document.getElementById('canvas');\n"
+            + "var labels=document.getElementById('labels'), svg=document.getElementById('arrows');\n"
+            + "var end=0; D.ops.forEach(function(o){end=Math.max(end,o.ts+o.dur,o.dlane!==undefined?o.dts+o.ddur:0);});\n"
+            + "if(end<=0){end=1;}\n"
+            + "// FNV-1a, then the golden angle: similar names still get far-apart hues\n"
+            + "function color(name){var h=0x811c9dc5;for(var i=0;i<name.length;i++){h^=name.charCodeAt(i);h=Math.imul(h,16777619);}"
+            + "h=(h>>>0)%1000;return 'hsl('+((h*137.508)%360).toFixed(1)+','+(55+h%3*10)+'%,'+(38+h%4*5)+'%)';}\n"
+            + "// rows: a header row per process, then its lanes\n"
+            + "var rowOfLane=[], rows=[];\n"
+            + "D.processes.forEach(function(p){rows.push({proc:p});"
+            + "D.lanes.forEach(function(l,i){if(l.pid===p.pid){rowOfLane[i]=rows.length;rows.push({lane:l});}});});\n"
+            + "var laneDivs=[];\n"
+            + "rows.forEach(function(r){var lab=document.createElement('div'), lane=document.createElement('div');\n"
+            + " lab.className='label'+(r.proc?' proc':(r.lane.stream?' stream':''));lane.className='lane'+(r.proc?' proc':'');\n"
+            + " lab.textContent=r.proc?r.proc.name:r.lane.name; lab.title=lab.textContent;\n"
+            + " if(r.lane){lane.dataset.pid=r.lane.pid;lane.dataset.tid=r.lane.tid;}\n"
+            + " labels.appendChild(lab);canvas.appendChild(lane);laneDivs.push(lane);});\n"
+            + "var detail=document.getElementById('detail');\n"
+            + "function describe(o){return o.name+'  #'+o.id+'  '+o.prop+' prio '+o.prio+'  '+o.outcome+'  start '+o.ts.toFixed(3)"
+            + "+'us  host '+o.dur.toFixed(3)+'us'+(o.dlane!==undefined?'  device '+o.ddur.toFixed(3)+'us':'')"
+            + "+(o.wait>=0?'  wait '+o.wait.toFixed(3)+'us':'')+'  reads ['+o.reads.join(', ')+']  writes ['+o.writes.join(', ')+']';}\n"
+            + "var bars=[], dbars=[];\n"
+            + "D.ops.forEach(function(o,i){var b=document.createElement('div');b.className='op-bar'"
+            + "+(o.outcome==='FAILED'?' failed':'')+(o.outcome==='SKIPPED'?' skipped':'');\n"
+            + " b.style.background=color(o.name);b.textContent=o.name;b.title=describe(o);\n"
+            + " b.dataset.opId=o.id;b.dataset.name=o.name;b.dataset.ts=o.ts;b.dataset.dur=o.dur;b.dataset.lane=D.lanes[o.lane].name;"
+            + "b.dataset.property=o.prop;b.dataset.outcome=o.outcome;\n"
+            + " b.addEventListener('mouseenter',function(){detail.textContent=describe(o);});\n"
+            + " laneDivs[rowOfLane[o.lane]].appendChild(b);bars[i]=b;\n"
+            + " if(o.dlane!==undefined){var d=document.createElement('div');d.className='device-bar';d.style.background=color(o.name);"
+            + "d.textContent=o.name;d.title=describe(o);d.dataset.opId=o.id;d.dataset.name=o.name;d.dataset.ts=o.dts;d.dataset.dur=o.ddur;"
+            + "d.dataset.lane=D.lanes[o.dlane].name;laneDivs[rowOfLane[o.dlane]].appendChild(d);dbars[i]=d;}});\n"
+            + "var scale=1; // px per microsecond\n"
+            + "function fit(){scale=Math.max(1e-6,(scroll.clientWidth-20)/end);}\n"
+            + "function x(t){return t*scale;}\n"
+            + "function render(){var w=Math.max(scroll.clientWidth,x(end)+20);canvas.style.width=w+'px';\n"
+            + " D.ops.forEach(function(o,i){var b=bars[i];b.style.left=x(o.ts)+'px';b.style.width=Math.max(1,x(o.dur))+'px';\n"
+            + "  if(dbars[i]){dbars[i].style.left=x(o.dts)+'px';dbars[i].style.width=Math.max(1,x(o.ddur))+'px';}});\n"
+            + " svg.setAttribute('width',w);svg.setAttribute('height',rows.length*LANE_H);\n"
+            + " while(svg.childNodes.length>1){svg.removeChild(svg.lastChild);}\n"
+            + " D.flows.forEach(function(f){var a=D.ops[f[0]], b=D.ops[f[1]];\n"
+            + "  var fromDev=a.dlane!==undefined, x1=fromDev?x(a.dts+a.ddur):x(a.ts+a.dur), y1=(rowOfLane[fromDev?a.dlane:a.lane]+0.5)*LANE_H;\n"
+            + "  var x2=x(b.ts), y2=(rowOfLane[b.lane]+0.5)*LANE_H, mx=(x1+x2)/2;\n"
+            + "  var p=document.createElementNS('http://www.w3.org/2000/svg','path');p.setAttribute('class','dep-arrow');\n"
+            + "  p.setAttribute('d','M'+x1+','+y1+' C'+mx+','+y1+' '+mx+','+y2+' '+x2+','+y2);p.setAttribute('marker-end','url(#head)');"
+            + "svg.appendChild(p);});}\n"
+            + "function zoom(f,cx){var at=(scroll.scrollLeft+cx)/scale;scale=Math.min(1e4,Math.max(1e-6,scale*f));render();"
+            + "scroll.scrollLeft=at*scale-cx;}\n"
+            + "scroll.addEventListener('wheel',function(e){e.preventDefault();var r=scroll.getBoundingClientRect();"
+            + "zoom(e.deltaY<0?1.25:0.8,e.clientX-r.left);},{passive:false});\n"
+            + "document.getElementById('zoom-in').onclick=function(){zoom(1.5,scroll.clientWidth/2);};\n"
+            + "document.getElementById('zoom-out').onclick=function(){zoom(1/1.5,scroll.clientWidth/2);};\n"
+            + "document.getElementById('zoom-fit').onclick=function(){fit();render();scroll.scrollLeft=0;};\n"
+            + "window.addEventListener('resize',function(){render();});\n"
+            + "fit();render();\n"
+            + "document.getElementById('summary').textContent=D.shown+' of '+D.total+' ops shown, '+D.flows.length"
+            + "+' dependency arrows, '+D.incomplete+' incomplete ops, '+D.dropped+' records dropped; timeline '+end.toFixed(3)+' us';\n"
+            + "// statistics table, sortable by any column\n"
+            + "var cols=[['Name',function(r){return r.name;}],['Count',function(r){return r.count;}],"
+            + "['Total',function(r){return r.run.totalNs/1e6;}],['Min',function(r){return r.run.minNs/1e6;}],"
+            + "['Max',function(r){return r.run.maxNs/1e6;}],['Avg',function(r){return r.run.avgMs;}],"
+            + "['Wait total',function(r){return r.wait.totalNs/1e6;}],['Wait avg',function(r){return r.wait.avgMs;}],"
+            + "['Wait max',function(r){return r.wait.maxNs/1e6;}],['Host total',function(r){return r.host.totalNs/1e6;}],"
+            + "['Device total',function(r){return r.device.totalNs/1e6;}],['Device avg',function(r){return r.device.avgMs;}]];\n"
+            + "var sortCol=2, desc=true, thead=document.querySelector('#stats thead'), tbody=document.querySelector('#stats tbody');\n"
+            + "function table(){thead.textContent='';tbody.textContent='';var tr=document.createElement('tr');\n"
+            + " cols.forEach(function(c,i){var th=document.createElement('th');th.textContent=c[0]+(i===sortCol?(desc?' \\u25BC':' \\u25B2'):'');"
+            + "th.onclick=function(){if(sortCol===i){desc=!desc;}else{sortCol=i;desc=i!==0;}table();};tr.appendChild(th);});\n"
+            + " thead.appendChild(tr);var rs=D.stats.slice();var g=cols[sortCol][1];\n"
+            + " rs.sort(function(a,b){var u=g(a),v=g(b);var c=u<v?-1:(u>v?1:0);return desc?-c:c;});\n"
+            + " rs.forEach(function(r){var tr=document.createElement('tr');tr.className='stat-row';cols.forEach(function(c,i){"
+            + "var td=document.createElement('td');var v=c[1](r);td.textContent=(i<2)?String(v):(v>=1||v===0?v.toFixed(3):v.toPrecision(3));tr.appendChild(td);});"
+            + "tbody.appendChild(tr);});}\n"
+            + "table();\n"
+            + "})();\n</script>\n";
+}

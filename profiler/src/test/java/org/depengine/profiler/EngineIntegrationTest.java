@@ -1,0 +1,119 @@
+package org.depengine.profiler;
+
+import static org.depengine.profiler.MiniJson.arr;
+import static org.depengine.profiler.MiniJson.obj;
+import static org.depengine.profiler.TraceView.d;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Profiles a real DAG pushed through real engines (ops on cpu:0). */
+class EngineIntegrationTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void pooledEngineDagIsTracedWithItsFlowsAndConcurrentReaders() throws Exception {
+        try (Engine e = Engine.create("pooled")) {
+            Profiler p = Profiler.builder().build().start(e);
+            VarHandle a = e.newVariable("a");
+            VarHandle x = e.newVariable("x");
+            VarHandle y = e.newVariable("y");
+            VarHandle b = e.newVariable("b");
+            CountDownLatch bothReading = new CountDownLatch(2);
+            AtomicBoolean overlapped = new AtomicBoolean(true);
+            Context cpu = Context.cpu();
+            CountDownLatch allPushed = new CountDownLatch(1);
+            // W holds a until every op is pushed, so R1 and R2 really wait for it (a dependency arrow each)
+            e.pushSync(c -> {
+                allPushed.await(10, TimeUnit.SECONDS);
+                spin(200_000);
+            }, cpu, List.of(), List.of(a), FnProperty.NORMAL, 0, "W");
+            for (String r : List.of("R1", "R2")) {
+                VarHandle out = r.equals("R1") ? x : y;
+                e.pushSync(c -> {
+                    // both readers of a run at once: each waits here for the other
+                    bothReading.countDown();
+                    if (!bothReading.await(10, TimeUnit.SECONDS)) {
+                        overlapped.set(false);
+                    }
+                    spin(100_000);
+                }, cpu, List.of(a), List.of(out), FnProperty.NORMAL, 0, r);
+            }
+            e.pushSync(c -> spin(100_000), cpu, List.of(x, y), List.of(b), FnProperty.NORMAL, 0, "D");
+            allPushed.countDown();
+            e.waitForAll();
+            p.stop();
+            assertTrue(overlapped.get(), "the engine ran the two readers concurrently");
+
+            Path file = dir.resolve("pooled.json");
+            p.dump(file);
+            TraceView t = TraceView.read(file);
+            List<String> names = new ArrayList<>();
+            t.hostOps().forEach(ev -> names.add((String) ev.get("name")));
+            assertTrue(names.containsAll(List.of("W", "R1", "R2", "D")), "ops: " + names);
+            assertEquals(1, names.stream().filter("R1"::equals).count());
+            assertTrue(t.flows().containsAll(List.of("W->R1", "W->R2", "R1->D", "R2->D")), "flows: " + t.flows());
+
+            Map<String, Object> r1 = t.hostOp("R1");
+            Map<String, Object> r2 = t.hostOp("R2");
+            assertTrue(d(r1, "ts") < d(r2, "ts") + d(r2, "dur") && d(r2, "ts") < d(r1, "ts") + d(r1, "dur"),
+                    "readers overlap in the trace");
+            assertNotEquals(t.laneOf(r1), t.laneOf(r2), "readers on two worker lanes");
+            assertTrue(t.laneOf(r1).startsWith("cpu:0/"));
+            assertEquals(List.of("a"), arr(obj(r1.get("args")).get("reads")));
+            assertEquals(List.of("x"), arr(obj(r1.get("args")).get("writes")));
+            assertTrue((Double) obj(t.hostOp("D").get("args")).get("queue_wait_us") >= 0);
+            assertTrue(d(t.hostOp("W"), "dur") >= 200.0, "W spun 200 µs");
+
+            AggregateStats s = p.stats();
+            assertEquals(t.hostOps().size(), s.opCount());
+            assertEquals(1, s.row("D").orElseThrow().count());
+            assertEquals(d(t.hostOp("D"), "dur"), s.row("D").orElseThrow().run().totalNanos() / 1000.0, 0.0011);
+            assertEquals(0, p.droppedRecords());
+            p.writeHtml(dir.resolve("pooled.html"));
+        }
+    }
+
+    @Test
+    void naiveEngineRunsEverythingOnThePushingThread() throws Exception {
+        try (Engine e = Engine.create("naive")) {
+            Profiler p = Profiler.builder().mode(Profiler.Mode.FLAGGED).build().start(e);
+            VarHandle v = e.newVariable("v");
+            for (int i = 0; i < 10; i++) {
+                e.pushSync(c -> spin(10_000), Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "step");
+            }
+            e.waitForAll();
+            p.stop();
+            AggregateStats s = p.stats();
+            assertEquals(10, s.row("step").orElseThrow().count());
+            java.io.StringWriter sw = new java.io.StringWriter();
+            p.writeTrace(sw);
+            TraceView t = new TraceView(sw.toString());
+            String lane = t.laneOf(t.hostOps().get(0));
+            assertTrue(t.hostOps().stream().allMatch(ev -> t.laneOf(ev).equals(lane)), "one lane: the pusher");
+            assertEquals("cpu:0/" + Thread.currentThread().getName(), lane);
+        }
+    }
+
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package org.depengine.profiler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.depengine.api.VarHandle;
+import org.depengine.profiler.Fakes.FakeOp;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The HTML timeline is self-contained and, opened in headless Chromium, draws one bar per op. */
+class HtmlTimelineTest {
+    private static final Path CHROMIUM = Path.of(System.getProperty("depengine.test.chromium", "/usr/bin/chromium"));
+
+    @TempDir
+    Path dir;
+
+    private static Profiler chain(int n) {
+        Profiler p = Profiler.builder().build();
+        Fakes.ListenerSink sink = new Fakes.ListenerSink("fake");
+        p.start(sink.engine);
+        VarHandle v = Fakes.var("v");
+        try (Workers w = new Workers()) {
+            FakeOp prev = null;
+            for (int i = 0; i < n; i++) {
+                FakeOp op = new FakeOp(i, i % 5 == 4 ? "</script><b>x</b>" : "step" + (i % 4)).writes(v);
+                final FakeOp before = prev;
+                long t = i * 1_000L;
+                w.on("worker-" + (i % 3), () -> {
+                    if (before != null) {
+                        p.released(before, op);
+                    }
+                    Fakes.run(p, op, t, t + 100, -1, t + 900);
+                });
+                prev = op;
+            }
+        }
+        p.stop();
+        return p;
+    }
+
+    @Test
+    void pageIsSelfContained() throws IOException {
+        Profiler p = chain(20);
+        Path html = dir.resolve("t.html");
+        p.writeHtml(html);
+        String page = Files.readString(html, StandardCharsets.UTF_8);
+        assertTrue(page.startsWith("<!DOCTYPE html>"));
+        assertFalse(page.contains("http://") && page.replace("http://www.w3.org/2000/svg", "").contains("http://"),
+                "no network references");
+        assertFalse(page.contains("https://"));
+        assertFalse(page.contains("<script src"));
+        // the op name cannot close the data element: exactly two script elements are closed
+        assertEquals(2, page.split("</script>", -1).length - 1);
+    }
+
+    @Test
+    void chromiumDrawsOneBarPerOp() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM
+                + " (Debian package 'chromium'; or set -Ddepengine.test.chromium=PATH)");
+        int n = 40;
+        Profiler p = chain(n);
+        Path html = dir.resolve("timeline.html");
+        p.writeHtml(html);
+
+        String dom = chromium(html, "--dump-dom");
+        assertEquals(n, count(dom, "<div class=\"op-bar[ \"]"), "op bars in the DOM");
+        assertEquals(n - 1, count(dom, "class=\"dep-arrow\""), "dependency arrows in the DOM");
+        assertEquals(4 + 1, count(dom, "<tr class=\"stat-row\""), "a statistics row per op name");
+        assertTrue(dom.contains("data-name=\"step0\""));
+        assertTrue(dom.contains("worker-0") && dom.contains("worker-2"), "a lane per thread");
+
+        Path png = dir.resolve("shot.png");
+        chromium(html, "--screenshot=" + png);
+        assertTrue(Files.size(png) > 0, "a screenshot was written");
+        Png img = Png.decode(Files.readAllBytes(png));
+        assertEquals(1200, img.width);
+        assertTrue(img.distinctColours(1000) > 20, "the page is not blank: " + img.distinctColours(1000) + " colours");
+    }
+
+    @Test
+    void knownDagPageHasDeviceBars() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM);
+        Profiler p = ProfilerTraceTest.knownDag(Profiler.builder().build());
+        Path html = dir.resolve("dag.html");
+        p.writeHtml(html);
+        String dom = chromium(html, "--dump-dom");
+        assertEquals(4, count(dom, "<div class=\"op-bar[ \"]"));
+        assertEquals(1, count(dom, "<div class=\"device-bar\""));
+        assertEquals(4, count(dom, "class=\"dep-arrow\""));
+        assertTrue(dom.contains("stream COMPUTE#0"));
+    }
+
+    private static int count(String text, String regex) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        int n = 0;
+        while (m.find()) {
+            n++;
+        }
+        return n;
+    }
+
+    private String chromium(Path html, String what) throws Exception {
+        Path profile = Files.createTempDirectory(dir, "chromium");
+        List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--user-data-dir=" + profile, "--window-size=1200,800", what, html.toUri().toString()));
+        Path out = dir.resolve("chromium-" + System.nanoTime() + ".out");
+        Path err = dir.resolve("chromium-" + System.nanoTime() + ".err");
+        Process proc = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!proc.waitFor(120, TimeUnit.SECONDS)) {
+            proc.destroyForcibly();
+            throw new AssertionError("chromium did not finish in 120 s: " + cmd);
+        }
+        assertEquals(0, proc.exitValue(), () -> "chromium failed: " + read(err));
+        return Files.readString(out, StandardCharsets.UTF_8);
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}

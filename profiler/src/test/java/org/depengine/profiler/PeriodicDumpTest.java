@@ -1,0 +1,107 @@
+package org.depengine.profiler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.depengine.api.VarHandle;
+import org.depengine.api.listen.OpInfo;
+import org.depengine.profiler.Fakes.FakeOp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The trace file is valid JSON whenever it is read, also while it is rewritten every few ms. */
+class PeriodicDumpTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void fileIsAlwaysValidJsonDuringPeriodicDumps() throws Exception {
+        Path file = dir.resolve("live.json");
+        Profiler p = Profiler.builder().file(file).dumpPeriod(Duration.ofMillis(2)).ringCapacity(1 << 13).jfr(false).build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread recorder = new Thread(() -> {
+            VarHandle v = Fakes.var("v");
+            FakeOp prev = null;
+            long id = 0;
+            while (!stop.get()) {
+                FakeOp op = new FakeOp(id, "op" + (id % 7)).writes(v);
+                long t = System.nanoTime();
+                p.ready(op, t);
+                p.started(op, t + 10);
+                op.outcome = OpInfo.Outcome.DONE;
+                p.finished(op, t + 100);
+                if (prev != null) {
+                    p.released(prev, op);
+                }
+                prev = op;
+                id++;
+            }
+        }, "recorder");
+        recorder.start();
+        int parsed = 0;
+        List<String> failures = new ArrayList<>();
+        long until = System.nanoTime() + 1_500_000_000L;
+        double lastOps = -1;
+        int changes = 0;
+        while (System.nanoTime() < until) {
+            String text;
+            try {
+                text = Files.readString(file, StandardCharsets.UTF_8);
+            } catch (NoSuchFileException e) {
+                continue; // not written yet
+            }
+            try {
+                TraceView t = new TraceView(text);
+                parsed++;
+                double ops = (Double) t.otherData().get("ops");
+                if (ops != lastOps) {
+                    changes++;
+                    lastOps = ops;
+                }
+            } catch (IllegalArgumentException e) {
+                failures.add(e.getMessage());
+            }
+        }
+        stop.set(true);
+        recorder.join();
+        p.stop();
+        assertEquals(List.of(), failures);
+        assertTrue(parsed >= 5, "parsed " + parsed);
+        assertTrue(changes >= 2, "the file was rewritten with new content: " + changes);
+        TraceView last = TraceView.read(file);
+        assertTrue(last.hostOps().size() > 0);
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(file), left.toList(), "no temporary files are left behind");
+        }
+    }
+
+    @Test
+    void aFailedDumpLeavesThePreviousFile() throws IOException {
+        Path file = dir.resolve("t.json");
+        Profiler p = Profiler.builder().build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
+        p.dump(file);
+        String before = Files.readString(file);
+        Path blocked = dir.resolve("sub");
+        Files.writeString(blocked, "a file where a directory is needed");
+        try {
+            p.dump(blocked.resolve("t.json"));
+        } catch (IOException expected) {
+            // the directory cannot be created
+        }
+        assertEquals(before, Files.readString(file));
+        p.stop();
+    }
+}

@@ -1,0 +1,332 @@
+package org.depengine.profiler;
+
+import static org.depengine.profiler.MiniJson.arr;
+import static org.depengine.profiler.MiniJson.obj;
+import static org.depengine.profiler.TraceView.d;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.listen.OpInfo;
+import org.depengine.profiler.Fakes.FakeOp;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Drives a Profiler with a synthetic event sequence of a known DAG and checks the trace. */
+class ProfilerTraceTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * The DAG: W writes a; R1 and R2 read a concurrently (on two workers) and write x and y; D, a device
+     * op on fake:0's compute stream, reads x and y and writes b. Times are nanoseconds.
+     */
+    static Profiler knownDag(Profiler p) {
+        Fakes.ListenerSink sink = new Fakes.ListenerSink("fake");
+        p.start(sink.engine);
+        VarHandle a = Fakes.var("a");
+        VarHandle x = Fakes.var("x");
+        VarHandle y = Fakes.var("y");
+        VarHandle b = Fakes.var("b");
+        FakeOp w = new FakeOp(1, "W").writes(a);
+        FakeOp r1 = new FakeOp(2, "R1").reads(a).writes(x);
+        FakeOp r2 = new FakeOp(3, "R2").reads(a).writes(y);
+        FakeOp dev = new FakeOp(4, "D").reads(x, y).writes(b);
+        dev.context = Context.of("fake", 0);
+        dev.property = FnProperty.DEVICE_PRIORITIZED;
+        dev.priority = 7;
+        dev.stream = new Fakes.FakeDevice(dev.context).createStream(StreamKind.COMPUTE);
+        try (Workers t = new Workers()) {
+            t.on("worker-1", () -> {
+                Fakes.run(p, w, 1_000, 1_100, -1, 2_000);
+                p.released(w, r1);
+                p.released(w, r2);
+                p.ready(r1, 2_000);
+            });
+            t.on("worker-2", () -> p.ready(r2, 2_000));
+            t.on("worker-2", () -> {
+                p.started(r2, 2_200);
+                r2.outcome = OpInfo.Outcome.DONE;
+                p.finished(r2, 3_900);
+                p.released(r2, dev);
+            });
+            t.on("worker-1", () -> {
+                p.started(r1, 2_100);
+                r1.outcome = OpInfo.Outcome.DONE;
+                p.finished(r1, 4_000);
+                p.released(r1, dev);
+                p.ready(dev, 4_000);
+                p.started(dev, 4_100);
+                p.launched(dev, 4_500);
+            });
+            t.on("device-callback", () -> {
+                dev.outcome = OpInfo.Outcome.DONE;
+                p.finished(dev, 9_000);
+            });
+        }
+        p.stop();
+        return p;
+    }
+
+    @Test
+    void knownDagHasExactlyTheExpectedOpsFlowsAndLanes() throws Exception {
+        Profiler p = knownDag(Profiler.builder().build());
+        Path file = dir.resolve("trace.json");
+        p.dump(file);
+        TraceView t = TraceView.read(file);
+
+        assertEquals("ms", t.root.get("displayTimeUnit"));
+        List<String> names = new ArrayList<>();
+        t.hostOps().forEach(e -> names.add((String) e.get("name")));
+        names.sort(null);
+        assertEquals(List.of("D", "R1", "R2", "W"), names);
+        assertEquals(1, t.deviceParts().size());
+        assertEquals("D", t.deviceParts().get(0).get("name"));
+
+        assertEquals(Set.of("W->R1", "W->R2", "R1->D", "R2->D"), t.flows());
+
+        assertEquals(Set.of("cpu:0", "fake:0"), new HashSet<>(t.processNames.values()));
+        assertEquals("cpu:0/worker-1", t.laneOf(t.hostOp("W")));
+        assertEquals("cpu:0/worker-1", t.laneOf(t.hostOp("R1")));
+        assertEquals("cpu:0/worker-2", t.laneOf(t.hostOp("R2")));
+        assertEquals("fake:0/worker-1", t.laneOf(t.hostOp("D")));
+        assertEquals("fake:0/stream COMPUTE#0", t.laneOf(t.deviceParts().get(0)));
+        assertEquals(4, t.threadNames.size(), "lanes: " + t.threadNames);
+
+        // the two readers overlap in time
+        Map<String, Object> r1 = t.hostOp("R1");
+        Map<String, Object> r2 = t.hostOp("R2");
+        assertTrue(d(r1, "ts") < d(r2, "ts") + d(r2, "dur") && d(r2, "ts") < d(r1, "ts") + d(r1, "dur"));
+
+        // times: µs from the earliest record (W ready at 1000 ns)
+        Map<String, Object> w = t.hostOp("W");
+        assertEquals(0.1, d(w, "ts"), 1e-9);
+        assertEquals(0.9, d(w, "dur"), 1e-9);
+        Map<String, Object> dHost = t.hostOp("D");
+        assertEquals(3.1, d(dHost, "ts"), 1e-9);
+        assertEquals(0.4, d(dHost, "dur"), 1e-9);
+        Map<String, Object> dDev = t.deviceParts().get(0);
+        assertEquals(3.5, d(dDev, "ts"), 1e-9);
+        assertEquals(4.5, d(dDev, "dur"), 1e-9);
+
+        Map<String, Object> args = obj(dHost.get("args"));
+        assertEquals("D", args.get("op"));
+        assertEquals("DEVICE_PRIORITIZED", args.get("property"));
+        assertEquals(7.0, args.get("priority"));
+        assertEquals(List.of("x", "y"), arr(args.get("reads")));
+        assertEquals(List.of("b"), arr(args.get("writes")));
+        assertEquals(0.1, (Double) args.get("queue_wait_us"), 1e-9);
+        assertEquals(0.4, (Double) args.get("host_us"), 1e-9);
+        assertEquals(4.5, (Double) args.get("device_us"), 1e-9);
+        assertEquals("DONE", args.get("outcome"));
+        assertEquals(0.2, (Double) obj(r2.get("args")).get("queue_wait_us"), 1e-9);
+
+        assertEquals(0.0, t.otherData().get("droppedRecords"));
+        assertEquals(0.0, t.otherData().get("incompleteOps"));
+        assertEquals(0L, p.droppedRecords());
+    }
+
+    @Test
+    void aggregateStatisticsAgreeWithTheTrace() throws Exception {
+        Profiler p = knownDag(Profiler.builder().build());
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        AggregateStats stats = p.stats();
+        assertEquals(4, stats.opCount());
+        Map<String, Double> runFromTrace = new HashMap<>();
+        for (Map<String, Object> e : t.ph("X")) {
+            runFromTrace.merge((String) e.get("name"), d(e, "dur"), Double::sum);
+        }
+        for (AggregateStats.Row r : stats.rows()) {
+            assertEquals(1, r.count());
+            // host part + device part in the trace = run time in the statistics (a device op's parts may
+            // leave a gap only when its stream was busy; here it was not)
+            assertEquals(runFromTrace.get(r.name()), r.run().totalNanos() / 1000.0, 1e-9, r.name());
+            Map<String, Object> args = obj(t.hostOp(r.name()).get("args"));
+            assertEquals((Double) args.get("queue_wait_us"), r.queueWait().totalNanos() / 1000.0, 1e-9, r.name());
+        }
+        AggregateStats.Row dev = stats.row("D").orElseThrow();
+        assertEquals(400, dev.host().totalNanos());
+        assertEquals(4_500, dev.device().totalNanos());
+        assertEquals(1, dev.device().count());
+        assertEquals(0, stats.row("W").orElseThrow().device().count());
+
+        // sortable by any column; JSON parses and carries the same numbers
+        for (AggregateStats.Column c : AggregateStats.Column.values()) {
+            List<AggregateStats.Row> asc = stats.rows(c, false);
+            for (int i = 1; i < asc.size(); i++) {
+                assertTrue(c.comparator().compare(asc.get(i - 1), asc.get(i)) <= 0, c.name());
+            }
+            Map<String, Object> json = obj(MiniJson.parse(stats.toJson(c, true)));
+            assertEquals(c.name(), json.get("sortedBy"));
+            assertEquals(4, arr(json.get("rows")).size());
+            assertTrue(stats.toTable(c, true).contains(c.header()));
+        }
+        List<AggregateStats.Row> byTotal = stats.rows(AggregateStats.Column.TOTAL, true);
+        assertEquals(List.of("D", "R1", "R2", "W"), byTotal.stream().map(AggregateStats.Row::name).toList());
+        Map<String, Object> first = obj(arr(obj(MiniJson.parse(stats.toJson(AggregateStats.Column.TOTAL, true))).get("rows")).get(0));
+        assertEquals("D", first.get("name"));
+        assertEquals(4_900.0, obj(first.get("run")).get("totalNs"));
+        assertEquals(4.9e-3, (Double) obj(first.get("run")).get("avgMs"), 1e-12);
+        String table = stats.toTable(AggregateStats.Column.NAME, false);
+        assertTrue(table.indexOf("\nD ") < table.indexOf("\nW "), table);
+    }
+
+    @Test
+    void flaggedModeRecordsOnlyFlaggedOps() throws Exception {
+        Profiler p = Profiler.builder().mode(Profiler.Mode.FLAGGED).build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        FakeOp a = new FakeOp(1, "flagged");
+        FakeOp b = new FakeOp(2, "unflagged");
+        b.profiling = false;
+        FakeOp c = new FakeOp(3, "flagged2");
+        Fakes.run(p, a, 10, 20, -1, 30);
+        Fakes.run(p, b, 30, 40, -1, 50);
+        p.released(a, b);
+        p.released(a, c);
+        Fakes.run(p, c, 50, 60, -1, 70);
+        p.stop();
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        assertEquals(Set.of("flagged", "flagged2"), Set.copyOf(t.hostOps().stream().map(e -> (String) e.get("name")).toList()));
+        assertEquals(Set.of("flagged->flagged2"), t.flows());
+    }
+
+    @Test
+    void pauseAndResumeDropWhatHappensWhilePaused() throws Exception {
+        Profiler p = Profiler.builder().build();
+        Fakes.ListenerSink sink = new Fakes.ListenerSink("e");
+        p.start(sink.engine);
+        assertEquals(List.of(p), sink.listeners);
+        FakeOp before = new FakeOp(1, "before");
+        FakeOp paused = new FakeOp(2, "paused");
+        FakeOp spanning = new FakeOp(3, "spanning");
+        FakeOp after = new FakeOp(4, "after");
+        Fakes.run(p, before, 0, 10, -1, 20);
+        p.ready(spanning, 20);
+        p.started(spanning, 25);
+        p.pause();
+        assertEquals(Profiler.State.PAUSED, p.state());
+        assertFalse(p.isRecording());
+        Fakes.run(p, paused, 30, 40, -1, 50);
+        p.released(before, paused);
+        p.resume();
+        assertTrue(p.isRecording());
+        spanning.outcome = OpInfo.Outcome.DONE;
+        p.finished(spanning, 60); // its finish is recorded, its start is: still complete
+        p.pause();
+        FakeOp startedPaused = new FakeOp(5, "startedPaused");
+        p.ready(startedPaused, 61);
+        p.started(startedPaused, 62);
+        p.resume();
+        startedPaused.outcome = OpInfo.Outcome.DONE;
+        p.finished(startedPaused, 63); // its start was not recorded: left out, counted incomplete
+        Fakes.run(p, after, 70, 80, -1, 90);
+        p.released(spanning, after);
+        p.stop();
+        assertEquals(Profiler.State.STOPPED, p.state());
+        assertTrue(sink.listeners.isEmpty(), "stop removes the listener");
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        assertEquals(Set.of("before", "spanning", "after"), Set.copyOf(t.hostOps().stream().map(e -> (String) e.get("name")).toList()));
+        assertEquals(Set.of("spanning->after"), t.flows());
+        assertEquals(1.0, t.otherData().get("incompleteOps"));
+        assertEquals(1, p.stats().incompleteOps());
+        // events after stop are not recorded
+        Fakes.run(p, new FakeOp(9, "afterStop"), 100, 110, -1, 120);
+        assertEquals(3, p.stats().opCount());
+    }
+
+    @Test
+    void lifecycleRules() {
+        Profiler p = Profiler.builder().build();
+        assertEquals(Profiler.State.NEW, p.state());
+        p.pause(); // no effect when not running
+        assertEquals(Profiler.State.NEW, p.state());
+        Fakes.ListenerSink e1 = new Fakes.ListenerSink("one");
+        p.start(e1.engine);
+        assertThrows(IllegalStateException.class, () -> p.start(e1.engine));
+        Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
+        p.stop();
+        p.stop(); // idempotent
+        p.start(e1.engine); // same engine: keeps what it had
+        assertEquals(1, p.stats().opCount());
+        p.stop();
+        p.start(new Fakes.ListenerSink("two").engine); // another engine: ids would clash, so it clears
+        assertEquals(0, p.stats().opCount());
+        p.stop();
+        assertThrows(IllegalArgumentException.class, () -> Profiler.builder().ringCapacity(3));
+        assertThrows(IllegalArgumentException.class, () -> Profiler.builder().maxThreads(0));
+    }
+
+    @Test
+    void deviceOpsOnOneStreamDoNotOverlapOnItsLane() throws Exception {
+        Profiler p = Profiler.builder().build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        FakeOp k1 = new FakeOp(1, "k1");
+        FakeOp k2 = new FakeOp(2, "k2");
+        k1.stream = k2.stream = new Fakes.FakeDevice(Context.of("gpu", 0)).createStream(StreamKind.COMPUTE);
+        k1.context = k2.context = Context.of("gpu", 0);
+        // k2 is launched while k1's device work still runs: in-order, it can start only at 500
+        p.started(k1, 0);
+        p.launched(k1, 100);
+        p.started(k2, 110);
+        p.launched(k2, 200);
+        k1.outcome = k2.outcome = OpInfo.Outcome.DONE;
+        p.finished(k1, 500);
+        p.finished(k2, 800);
+        p.stop();
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        List<Map<String, Object>> dev = t.deviceParts();
+        assertEquals(2, dev.size());
+        dev.sort((u, v) -> Double.compare(d(u, "ts"), d(v, "ts")));
+        assertEquals(0.1, d(dev.get(0), "ts"), 1e-9);
+        assertEquals(0.4, d(dev.get(0), "dur"), 1e-9);
+        assertEquals(0.5, d(dev.get(1), "ts"), 1e-9);
+        assertEquals(0.3, d(dev.get(1), "dur"), 1e-9);
+        AggregateStats.Row k2row = p.stats().row("k2").orElseThrow();
+        assertEquals(90, k2row.host().totalNanos());
+        assertEquals(300, k2row.device().totalNanos());
+        assertEquals(690, k2row.run().totalNanos());
+    }
+
+    @Test
+    void namesAreEscapedAndManyVariablesAreSummarised() throws Exception {
+        Profiler p = Profiler.builder().build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        VarHandle[] many = new VarHandle[70];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = Fakes.var("v\"" + i + "\n");
+        }
+        FakeOp op = new FakeOp(1, "we\"ird</script>\\\u0001\u2028\ud800name").reads(many);
+        Fakes.run(p, op, 0, 1, -1, 2);
+        p.stop();
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        Map<String, Object> e = t.hostOps().get(0);
+        assertEquals("we\"ird</script>\\\u0001\u2028\ud800name", e.get("name"));
+        List<Object> reads = arr(obj(e.get("args")).get("reads"));
+        assertEquals(65, reads.size());
+        assertEquals("v\"0\n", reads.get(0));
+        assertEquals("... 6 more", reads.get(64));
+    }
+}

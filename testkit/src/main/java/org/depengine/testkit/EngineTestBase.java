@@ -1,0 +1,93 @@
+package org.depengine.testkit;
+
+import java.util.List;
+import java.util.Map;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.spi.EngineConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * The base of every conformance suite: makes a fresh engine per test and closes it after. An engine
+ * module extends each suite in a few lines, naming its engine.
+ */
+public abstract class EngineTestBase {
+    /** Generous bound on waits in tests that must not hang the build if the engine is broken. */
+    protected static final java.time.Duration BOUND = java.time.Duration.ofSeconds(60);
+
+    /** The engine under test; fresh for each test. */
+    protected Engine engine;
+
+    /** The engine name to test, e.g. {@code "naive"}. */
+    protected abstract String engineName();
+
+    /** Settings for the engine under test; the default is none (engine defaults). */
+    protected Map<String, String> settings() {
+        return Map.of();
+    }
+
+    /** The contexts ops are spread over in randomized workloads; the default is {@code cpu:0}. */
+    protected List<Context> contexts() {
+        return List.of(Context.cpu());
+    }
+
+    /** Whether the engine runs ops on threads of its own (so independent ops can overlap). */
+    protected boolean threaded() {
+        return !"naive".equals(engineName());
+    }
+
+    /** A new engine of the tested kind with {@link #settings()}. */
+    protected Engine newEngine() {
+        return Engine.create(engineName(), EngineConfig.of(settings()));
+    }
+
+    /** An async op that has started and holds its variables until {@link #complete()} is called. */
+    protected static final class Held {
+        private final org.depengine.api.CallbackOnComplete callback;
+        private final Thread pusher;
+
+        Held(org.depengine.api.CallbackOnComplete callback, Thread pusher) {
+            this.callback = callback;
+            this.pusher = pusher;
+        }
+
+        /** Completes the op, and joins the thread that pushed it (the naive engine's push returns only now). */
+        public void complete() throws InterruptedException {
+            callback.complete();
+            pusher.join();
+        }
+    }
+
+    /**
+     * Pushes, from a helper thread, an async op that completes only when told to, and returns once it
+     * has started. A helper thread pushes because the naive engine's push blocks until completion.
+     */
+    protected Held pushHeld(List<org.depengine.api.VarHandle> reads, List<org.depengine.api.VarHandle> writes, String name) {
+        java.util.concurrent.atomic.AtomicReference<org.depengine.api.CallbackOnComplete> cb =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread pusher = new Thread(() -> engine.pushAsync((ctx, done) -> cb.set(done), Context.cpu(), reads, writes,
+                org.depengine.api.FnProperty.NORMAL, 0, name), "held-pusher-" + name);
+        pusher.start();
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (cb.get() == null) {
+            if (System.nanoTime() > deadline || !pusher.isAlive() && cb.get() == null) {
+                throw new AssertionError("held op '" + name + "' never started");
+            }
+            Thread.onSpinWait();
+        }
+        return new Held(cb.get(), pusher);
+    }
+
+    @BeforeEach
+    void createEngine() {
+        engine = newEngine();
+    }
+
+    @AfterEach
+    void closeEngine() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+}

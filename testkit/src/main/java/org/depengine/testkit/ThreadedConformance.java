@@ -1,0 +1,114 @@
+package org.depengine.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.junit.jupiter.api.Test;
+
+/** Rules that only engines with worker threads can show: overlap, exclusion, thread hygiene. */
+public abstract class ThreadedConformance extends EngineTestBase {
+
+    @Test
+    void readersOfOneVersionOverlapAndAWriterExcludesThem() {
+        VarHandle v = engine.newVariable("shared");
+        AtomicInteger activeReaders = new AtomicInteger();
+        AtomicInteger violations = new AtomicInteger();
+        AtomicInteger writerActive = new AtomicInteger();
+        for (int round = 0; round < 20; round++) {
+            CyclicBarrier bothReading = new CyclicBarrier(2);
+            for (int r = 0; r < 2; r++) {
+                engine.pushSync(ctx -> {
+                    activeReaders.incrementAndGet();
+                    if (writerActive.get() != 0) {
+                        violations.incrementAndGet();
+                    }
+                    // Both readers must be running at once to pass this barrier; a broken engine times out.
+                    bothReading.await(30, TimeUnit.SECONDS);
+                    activeReaders.decrementAndGet();
+                }, Context.cpu(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "reader-" + round + "-" + r);
+            }
+            engine.pushSync(ctx -> {
+                writerActive.incrementAndGet();
+                if (activeReaders.get() != 0) {
+                    violations.incrementAndGet();
+                }
+                writerActive.decrementAndGet();
+            }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "writer-" + round);
+        }
+        engine.waitForAll(); // throws if a barrier broke
+        assertEquals(0, violations.get(), "a writer overlapped a reader");
+        assertEquals(20, v.version());
+    }
+
+    @Test
+    void independentOpsRunOnEngineThreads() {
+        AtomicReference<String> thread = new AtomicReference<>();
+        VarHandle v = engine.newVariable();
+        engine.pushSync(ctx -> thread.set(Thread.currentThread().getName()), Context.cpu(), List.of(), List.of(v));
+        engine.waitForVar(v);
+        assertTrue(thread.get().startsWith("depengine-" + engineName() + "-"), thread.get());
+        assertNotEquals(Thread.currentThread().getName(), thread.get());
+    }
+
+    @Test
+    void anErrorDoesNotKillItsWorker() {
+        Map<String, String> one = new java.util.HashMap<>(settings());
+        one.putAll(singleWorkerSettings());
+        try (Engine e = Engine.create(engineName(), org.depengine.api.spi.EngineConfig.of(one))) {
+            AtomicReference<Thread> before = new AtomicReference<>();
+            AtomicReference<Thread> after = new AtomicReference<>();
+            VarHandle v = e.newVariable();
+            e.pushSync(ctx -> {
+                before.set(Thread.currentThread());
+                throw new StackOverflowError("simulated");
+            }, Context.cpu(), List.of(), List.of(v));
+            VarHandle w = e.newVariable();
+            e.pushSync(ctx -> after.set(Thread.currentThread()), Context.cpu(), List.of(), List.of(w));
+            e.waitForVar(w);
+            assertEquals(before.get(), after.get(), "the single worker was replaced or died");
+            assertTrue(after.get().isAlive());
+        }
+    }
+
+    /** Settings that give the engine one worker for plain CPU ops. */
+    protected abstract Map<String, String> singleWorkerSettings();
+
+    @Test
+    void creatingAndClosing200EnginesLeavesNoThreads() {
+        for (int i = 0; i < 200; i++) {
+            try (Engine e = newEngine()) {
+                VarHandle v = e.newVariable();
+                e.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(v));
+                e.pushSync(ctx -> { }, Context.cpu(1), List.of(v), List.of());
+            }
+        }
+        engine.close();
+        String prefix = "depengine-" + engineName() + "-";
+        long alive = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(prefix) && t.isAlive()).count();
+        assertEquals(0, alive, "engine threads left running after close");
+    }
+
+    @Test
+    void aChainOfDependentOpsKeepsOrderAcrossManyLinks() {
+        VarHandle v = engine.newVariable("chain");
+        long[] counter = {0};
+        for (int i = 0; i < 50_000; i++) {
+            engine.pushSync(ctx -> counter[0]++, Context.cpu(), List.of(), List.of(v));
+        }
+        engine.waitForVar(v);
+        assertEquals(50_000, counter[0]);
+        assertEquals(50_000, v.version());
+    }
+}
