@@ -16,5 +16,6 @@ module org.depengine.api {
     exports org.depengine.api.listen;
 
     uses org.depengine.api.spi.EngineProvider;
+    uses org.depengine.api.spi.EngineCreationHook;
     uses org.depengine.api.device.DeviceProvider;
 }

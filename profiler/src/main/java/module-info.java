@@ -11,4 +11,6 @@ module org.depengine.profiler {
     requires transitive jdk.jfr; // OpEvent, in the API, extends jdk.jfr.Event
 
     exports org.depengine.profiler;
+
+    provides org.depengine.api.spi.EngineCreationHook with org.depengine.profiler.AutostartHook;
 }

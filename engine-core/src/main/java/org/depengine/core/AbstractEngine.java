@@ -62,6 +62,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
     private final Object lifecycle = new Object();
+    private final Object registration = new Object();
     private volatile OpListener listener; // null when nobody listens: the one volatile read per push
     private volatile boolean closing;
     private volatile boolean closed;
@@ -284,7 +285,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.pushed(op, System.nanoTime());
         }
-        RuntimeException cancelled = op.register();
+        RuntimeException cancelled;
+        // One op's registrations on all its variables must be atomic with respect to other pushes:
+        // otherwise two concurrent pushes (X reads a writes b, Y reads b writes a) can each be granted
+        // their read and queue their write behind the other's read, a cycle. The lock gives every push
+        // a place in one total order; completions never take it.
+        synchronized (registration) {
+            cancelled = op.register();
+        }
         if (op.dropGuard()) {
             dispatch(op, true);
         }

@@ -1,8 +1,11 @@
 package org.depengine.api.internal;
 
 import java.util.Objects;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
 import org.depengine.api.Engine;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.api.spi.EngineCreationHook;
 import org.depengine.api.spi.EngineProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +29,30 @@ public final class EngineRegistry {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(config, "config");
         ProviderLookup<EngineProvider> lookup = ProviderLookup.load(EngineProvider.class, "engine", EngineProvider::name);
-        return lookup.require(name, HOW_TO_ADD).create(config);
+        Engine engine = lookup.require(name, HOW_TO_ADD).create(config);
+        runCreationHooks(engine);
+        return engine;
+    }
+
+    private static void runCreationHooks(Engine engine) {
+        var it = ServiceLoader.load(EngineCreationHook.class, EngineRegistry.class.getClassLoader()).iterator();
+        while (true) {
+            EngineCreationHook hook;
+            try {
+                if (!it.hasNext()) {
+                    return;
+                }
+                hook = it.next();
+            } catch (ServiceConfigurationError e) {
+                LOG.warn("an engine creation hook could not be loaded", e);
+                continue;
+            }
+            try {
+                hook.engineCreated(engine);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("engine creation hook {} failed for engine '{}'; ignored", hook.getClass().getName(), engine.name(), e);
+            }
+        }
     }
 
     /** The process-wide engine, created on first use and again after it was closed. */

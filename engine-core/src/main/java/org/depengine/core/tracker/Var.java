@@ -7,9 +7,10 @@ import org.depengine.api.VarHandle;
  * {@link #appendRead}, a write with {@link #appendWrite}; when they finish they call
  * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
  *
- * <p>Thread-safety: all methods may be called from any thread. Appends of one op to several
- * variables are not atomic as a whole; the op's wait counter (with the push guard, see
- * {@link OprBlock}) makes that harmless.
+ * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
+ * variables must happen as one step with respect to other ops' appends (the engine holds a
+ * registration lock around {@link OprBlock#register()}); otherwise two concurrent pushes could each
+ * hold a read the other's write waits for. Completions need no such lock.
  */
 public final class Var implements VarHandle {
     /*
