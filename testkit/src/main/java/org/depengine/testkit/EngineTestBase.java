@@ -71,7 +71,7 @@ public abstract class EngineTestBase {
         pusher.start();
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (cb.get() == null) {
-            if (System.nanoTime() > deadline || !pusher.isAlive() && cb.get() == null) {
+            if (System.nanoTime() > deadline) {
                 throw new AssertionError("held op '" + name + "' never started");
             }
             Thread.onSpinWait();
@@ -86,8 +86,16 @@ public abstract class EngineTestBase {
 
     @AfterEach
     void closeEngine() {
-        if (engine != null) {
-            engine.close();
+        if (engine == null || engine.isClosed()) {
+            return;
         }
+        try {
+            engine.waitForAll(BOUND); // bounded, so a broken engine fails the build instead of hanging it
+        } catch (org.depengine.api.WaitTimeoutException e) {
+            throw new AssertionError("ops still pending after the test; engine left open: " + e.getMessage(), e);
+        } catch (org.depengine.api.EngineException e) {
+            // an op failure the test did not collect: not what this check is about
+        }
+        engine.close();
     }
 }

@@ -111,4 +111,26 @@ public abstract class ThreadedConformance extends EngineTestBase {
         assertEquals(50_000, counter[0]);
         assertEquals(50_000, v.version());
     }
+
+    @Test
+    void aReleasedSuccessorRunsNextOnTheSameWorker() throws Exception {
+        VarHandle v = engine.newVariable("chain");
+        Held gate = pushHeld(List.of(), List.of(v), "gate");
+        int links = 1000;
+        String[] threads = new String[links];
+        for (int i = 0; i < links; i++) {
+            int k = i;
+            engine.pushSync(ctx -> threads[k] = Thread.currentThread().getName(), Context.cpu(), List.of(), List.of(v));
+        }
+        gate.complete(); // from here each link is released by the one before it, on the thread that ran it
+        engine.waitForVar(v);
+        int switches = 0;
+        for (int i = 1; i < links; i++) {
+            if (!threads[i].equals(threads[i - 1])) {
+                switches++;
+            }
+        }
+        // The worker yields to its queue every 128 local runs; otherwise the chain stays on one thread.
+        assertTrue(switches <= links / 128 + 1, "the chain moved between threads " + switches + " times");
+    }
 }
