@@ -48,7 +48,7 @@ class DependencyBasicsTest {
     void printsDAndShowsWhetherBAndCOverlapped(String engine) throws Exception {
         String out = runOnModulePath("org.depengine.examples.DependencyBasics", "--engine", engine);
         assertTrue(out.contains("engine: " + engine), out);
-        assertTrue(out.contains("D = 15"), out);
+        assertTrue(out.contains("D = 12"), out);
         if (engine.equals("naive")) {
             assertTrue(out.contains("one after the other"), out);
         } else {
