@@ -126,12 +126,15 @@ public final class ConcurrentPushers {
         }
         start.countDown();
         for (Thread p : pushers) {
-            p.join();
+            p.join(120_000);
+            if (p.isAlive()) {
+                throw new AssertionError(p.getName() + " is still blocked in a push after 2 minutes (a lost op or a deadlock)");
+            }
         }
         if (pusherError.get() != null) {
             throw new AssertionError("a pusher failed", pusherError.get());
         }
-        engine.waitForAll();
+        engine.waitForAll(java.time.Duration.ofMinutes(2)); // a lost op fails the test instead of hanging it
         check(data, logs);
     }
 

@@ -229,9 +229,9 @@ public abstract class OrderingConformance extends EngineTestBase {
                 }, ctx, reads, writes, FnProperty.NORMAL, 0, null);
             }
         }
-        engine.waitForAll();
+        engine.waitForAll(BOUND);
         for (int k = 0; k < vars.length; k++) {
-            engine.waitForVar(vars[k]);
+            engine.waitForVar(vars[k], BOUND);
         }
         assertFalse(engine.isClosed());
         return data;

@@ -79,7 +79,11 @@ public final class ProviderLookup<P> {
                     String name = nameOf.apply(p);
                     byName.computeIfAbsent(name, k -> new ArrayList<>()).add(p);
                 } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-                    String msg = type.getName() + " failed to load: " + e;
+                    Throwable root = e;
+                    while (root.getCause() != null && root.getCause() != root) {
+                        root = root.getCause();
+                    }
+                    String msg = type.getName() + " failed to load: " + root;
                     broken.add(msg);
                     LOG.warn("{} provider {}", what, msg, e);
                 }
