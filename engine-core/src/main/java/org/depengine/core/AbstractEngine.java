@@ -124,7 +124,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final VarHandle newVariable(String varName) {
         Objects.requireNonNull(varName, "name");
-        varIds.incrementAndGet();
         return new Var(this, varName);
     }
 

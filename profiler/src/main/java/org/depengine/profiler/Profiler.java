@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * ... push ops, engine.waitForAll() ...
  * p.stop();
  * p.dump(Path.of("trace.json"));     // open in https://ui.perfetto.dev or chrome://tracing
- * System.out.println(p.stats().toTable(AggregateStats.Column.TOTAL, true));
+ * String table = p.stats().toTable(AggregateStats.Column.TOTAL, true); // per-op-name statistics
  * }</pre>
  *
  * <h2>Life cycle</h2>
