@@ -63,7 +63,9 @@ public interface Engine extends AutoCloseable {
      * The process-wide engine, named by the system property {@value #ENGINE_PROPERTY}
      * ({@code naive}, {@code pooled} or {@code perdevice}; default {@value #DEFAULT_ENGINE}), created on
      * first use. The same instance is returned until it is closed; the next call after that creates a
-     * new one. A JVM shutdown hook finishes its pending work at exit.
+     * new one. A JVM shutdown hook finishes its pending work at exit, waiting at most
+     * {@code -Ddepengine.exitTimeoutMs} (default 30000) before logging what is still pending and letting
+     * the JVM exit.
      *
      * @throws IllegalStateException if no engine of that name is found (the message lists those found)
      */

@@ -17,6 +17,8 @@ public final class EngineRegistry {
             + "engine-pooled, engine-perdevice), or write an org.depengine.api.spi.EngineProvider and declare it with "
             + "'provides' in module-info and in META-INF/services.";
 
+    /** How long the exit hook waits for the process-wide engine's pending ops, in milliseconds. */
+    static final String EXIT_TIMEOUT_PROPERTY = "depengine.exitTimeoutMs";
     private static final Object LOCK = new Object();
     private static Engine global; // guarded by LOCK
     private static boolean hookInstalled; // guarded by LOCK
@@ -79,8 +81,19 @@ public final class EngineRegistry {
         if (e == null || e.isClosed()) {
             return;
         }
+        // Bounded: an async op that never completes must not keep the JVM from exiting.
+        long millis = Long.getLong(EXIT_TIMEOUT_PROPERTY, 30_000L);
         try {
-            e.close(); // finishes what was pushed; failures are logged by the engine
+            e.waitForAll(java.time.Duration.ofMillis(millis));
+        } catch (org.depengine.api.WaitTimeoutException ex) {
+            LOG.warn("exiting with work still pending in the process-wide engine '{}' after {} ms: {}", e.name(), millis,
+                    ex.getMessage());
+            return; // its threads are daemons; closing would wait for the stuck op forever
+        } catch (RuntimeException ex) {
+            LOG.warn("an op of the process-wide engine failed before exit and was not reported", ex);
+        }
+        try {
+            e.close(); // everything has finished: this only stops the threads
         } catch (RuntimeException ex) {
             LOG.warn("closing the process-wide engine at exit failed", ex);
         }
