@@ -18,25 +18,14 @@ public final class DependencyBasics {
 
     /** Entry point. */
     public static void main(String[] args) {
-        String engineName = System.getProperty(Engine.ENGINE_PROPERTY, Engine.DEFAULT_ENGINE);
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--help":
-                case "-h":
-                    System.out.println("usage: DependencyBasics [--engine naive|pooled|perdevice]\n"
-                            + "Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that\n"
-                            + "B and C (which only read A) ran at the same time.");
-                    return;
-                case "--engine":
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--engine needs a name: naive, pooled or perdevice");
-                    }
-                    engineName = args[++i];
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown argument '" + args[i] + "'; try --help");
-            }
+        Args parsed = Args.parse(args);
+        if (parsed.help) {
+            System.out.println("usage: DependencyBasics [--engine naive|pooled|perdevice]\n"
+                    + "Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that\n"
+                    + "B and C (which only read A) ran at the same time.");
+            return;
         }
+        String engineName = parsed.engine;
         long t0 = System.nanoTime();
         double[] value = new double[4];
         long[][] window = new long[4][2];
