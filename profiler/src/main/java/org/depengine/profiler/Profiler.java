@@ -256,6 +256,11 @@ public final class Profiler implements OpListener {
      */
     public Profiler start(Engine engine) {
         Objects.requireNonNull(engine, "engine");
+        if (jfr) {
+            // Initialise JFR's event type here, not inside the first op's event: that first-use cost
+            // (~100 ms) would otherwise be recorded as the first op's queue wait.
+            JfrSupport.enabled();
+        }
         synchronized (control) {
             if (state == State.RUNNING || state == State.PAUSED) {
                 throw new IllegalStateException("profiler already started on engine '" + this.engine.name()
@@ -292,6 +297,7 @@ public final class Profiler implements OpListener {
      * write (it is logged).
      */
     public void stop() {
+        java.util.concurrent.ExecutorService stoppedDumper = null;
         synchronized (control) {
             if (state != State.RUNNING && state != State.PAUSED) {
                 return;
@@ -308,8 +314,20 @@ public final class Profiler implements OpListener {
             if (dumper != null) {
                 periodic.cancel(false);
                 dumper.shutdown();
+                stoppedDumper = dumper;
                 dumper = null;
                 periodic = null;
+            }
+        }
+        if (stoppedDumper != null) {
+            // A periodic dump may be writing right now: let it finish (outside the lock), so that it
+            // neither races the final dump below nor leaves its temporary file behind.
+            try {
+                if (!stoppedDumper.awaitTermination(10, TimeUnit.SECONDS)) {
+                    LOG.warn("profiler: a periodic dump to {} is still running after 10 s", file);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         synchronized (AUTOSTARTED) {
