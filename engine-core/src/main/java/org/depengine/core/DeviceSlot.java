@@ -1,5 +1,6 @@
 package org.depengine.core;
 
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Context;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.Stream;
@@ -16,7 +17,8 @@ public final class DeviceSlot {
 
     private final Device device;
     private final StreamPolicy[] policies = new StreamPolicy[KINDS.length];
-    private final Stream[] shared = new Stream[KINDS.length]; // guarded by this; created on first use
+    // Read on every op that runs without a worker-owned stream: lock-free once created.
+    private final AtomicReferenceArray<Stream> shared = new AtomicReferenceArray<>(KINDS.length);
 
     DeviceSlot(Device device) {
         this.device = device;
@@ -41,21 +43,26 @@ public final class DeviceSlot {
     }
 
     /** The shared stream of that kind, created on first use. */
-    public synchronized Stream sharedStream(StreamKind kind) {
-        Stream s = shared[kind.ordinal()];
+    public Stream sharedStream(StreamKind kind) {
+        Stream s = shared.get(kind.ordinal());
+        return s != null ? s : createShared(kind);
+    }
+
+    private synchronized Stream createShared(StreamKind kind) {
+        Stream s = shared.get(kind.ordinal());
         if (s == null) {
             s = device.createStream(kind);
-            shared[kind.ordinal()] = s;
+            shared.set(kind.ordinal(), s);
         }
         return s;
     }
 
     /** Closes the shared streams. */
     synchronized void close() {
-        for (int i = 0; i < shared.length; i++) {
-            if (shared[i] != null) {
-                shared[i].close();
-                shared[i] = null;
+        for (int i = 0; i < shared.length(); i++) {
+            Stream s = shared.getAndSet(i, null);
+            if (s != null) {
+                s.close();
             }
         }
     }
