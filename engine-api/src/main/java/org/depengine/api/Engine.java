@@ -224,6 +224,18 @@ public interface Engine extends AutoCloseable {
     boolean isClosed();
 
     /**
+     * A snapshot of the ops pushed and not yet done, what each waits for and who holds it, the threads
+     * blocked in waits, and the engine's counters. Safe to call from any thread at any time, including
+     * from inside an op and after {@link #close()}; it never blocks on the engine's work.
+     *
+     * @throws UnsupportedOperationException if the engine implementation offers no diagnostics (every
+     *     engine of this project does)
+     */
+    default EngineDiagnostics diagnostics() {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no diagnostics");
+    }
+
+    /**
      * Refuses new pushes (they throw {@link IllegalStateException}), waits for every op already pushed,
      * then stops and joins the engine's threads. Idempotent; a failure of a pending op is logged, not
      * thrown.

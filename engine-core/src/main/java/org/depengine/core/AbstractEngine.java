@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -18,7 +19,9 @@ import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.WaitTimeoutException;
+import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.device.Devices;
+import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
@@ -44,6 +47,19 @@ import org.slf4j.LoggerFactory;
  * {@link #run}, which applies the skip rules and runs the function; completion (function return,
  * callback, or skip) attaches failures, releases the variables (dispatching successors) and ends
  * the op's accounting.
+ *
+ * <p><b>Device ops.</b> A device op's function enqueues work on a stream and returns; the op is then
+ * <em>launched</em> and done only when the stream's policy says so. Where the engine releases at launch
+ * ({@link #releasesAtLaunch()}), the op's variables are released at launch and the op becomes a fence
+ * for the ops released behind it (see {@link OprBlock}): before such an op is dispatched, each fence
+ * still running on the device is either left to stream order (same stream), turned into a device-side
+ * wait on the fence's event (another stream of the same device, if the device can), or waited for on
+ * the host by deferring the op until the fence is done (the CPU, other devices, internal ops). No
+ * thread ever blocks on a device.
+ *
+ * <p><b>Hang doctor.</b> A wait that takes longer than {@value #HANG_DOCTOR_PROPERTY} milliseconds
+ * (default {@value #HANG_DOCTOR_DEFAULT_MS}; 0 turns it off) logs {@link #diagnostics()} once, at WARN,
+ * and goes on waiting.
  */
 public abstract class AbstractEngine implements Engine, OpHost {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
@@ -52,6 +68,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private static final Var[] NO_VARS = new Var[0];
     private static final SyncFn NOTHING = ctx -> { };
     private static final int LINEAR_DEDUP_LIMIT = 32;
+    /** The setting of the hang doctor's threshold in milliseconds; 0 turns it off. */
+    public static final String HANG_DOCTOR_PROPERTY = "depengine.hangDoctorMs";
+    /** The hang doctor's default threshold. */
+    public static final int HANG_DOCTOR_DEFAULT_MS = 60_000;
 
     private final String name;
     /** The configuration the engine was created with. */
@@ -67,6 +87,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private volatile boolean closing;
     private volatile boolean closed;
     private volatile boolean shutdownNotified;
+    private final int hangDoctorMs;
+    private final Diagnostics diag = new Diagnostics(this);
+    // counters of the device paths (see EngineDiagnostics#counters)
+    final LongAdder launchedEarly = new LongAdder();
+    final LongAdder sameStreamStarts = new LongAdder();
+    final LongAdder deviceWaits = new LongAdder();
+    final LongAdder hostDeferrals = new LongAdder();
+    final LongAdder hangReports = new LongAdder();
 
     /**
      * @param name the engine's name ({@link #name()})
@@ -75,6 +103,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     protected AbstractEngine(String name, EngineConfig config) {
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
+        this.hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -97,6 +126,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
     /** Stops and joins the engine's threads; called by {@link #close()} after every op finished. */
     protected abstract void stopWorkers();
 
+    /**
+     * Whether a device op releases its variables when launched rather than when done (see the class
+     * comment). An engine returns true when its device workers own their streams, so that an op
+     * released behind a launched one on the same worker lands on the same stream; the default is false.
+     */
+    protected boolean releasesAtLaunch() {
+        return false;
+    }
+
     /** Whether the calling thread is running an op of this engine right now (a nested push). */
     protected final boolean insideOwnOp() {
         Thread t = Thread.currentThread();
@@ -118,13 +156,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final VarHandle newVariable() {
-        return new Var(this, "var#" + varIds.incrementAndGet());
+        return diag.track(new Var(this, "var#" + varIds.incrementAndGet()));
     }
 
     @Override
     public final VarHandle newVariable(String varName) {
         Objects.requireNonNull(varName, "name");
-        return new Var(this, varName);
+        return diag.track(new Var(this, varName));
     }
 
     @Override
@@ -310,6 +348,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     private void dispatch(OprBlock op, boolean pusherThread) {
+        if (op.hasFences() && deferredBehindFences(op)) {
+            return; // dispatched again, from the last fence's completion, when its device work is done
+        }
         OpListener l = op.listener();
         if (l != null) {
             op.readyNanos = System.nanoTime();
@@ -320,6 +361,59 @@ public abstract class AbstractEngine implements Engine, OpHost {
             return;
         }
         execute(op, pusherThread);
+    }
+
+    /**
+     * Decides, for each launched producer the op was released behind, how the op waits for it (see the
+     * class comment). Keeps the fences to wait for on the device; defers the op on the host behind the
+     * others.
+     *
+     * @return true if the op was deferred (not to be dispatched now)
+     */
+    private boolean deferredBehindFences(OprBlock op) {
+        OprBlock[] fences = op.takeFences();
+        if (fences == null) {
+            return false;
+        }
+        boolean onDevice = canWaitOnDevice(op);
+        int kept = 0;
+        op.armDeferral();
+        for (OprBlock f : fences) {
+            if (!f.isFence()) {
+                continue; // done already
+            }
+            if (onDevice && f.slot == op.slot && f.doneEvent() != null) {
+                fences[kept++] = f;
+            } else if (f.deferUntilDeviceDone(op)) {
+                hostDeferrals.increment();
+            }
+        }
+        if (kept > 0) {
+            op.keepDeviceFences(kept == fences.length ? fences : Arrays.copyOf(fences, kept));
+        }
+        return !op.dropDeferralGuard();
+    }
+
+    /** Whether the op can wait for a producer of its own device on the device (a sync user op on a stream). */
+    private static boolean canWaitOnDevice(OprBlock op) {
+        OpDef def = op.def();
+        return def.kind() == OpDef.Kind.USER && def.isSync() && op.slot != null && !op.context().isCpu()
+                && ((DeviceSlot) op.slot).supportsStreamWait();
+    }
+
+    /** Makes {@code stream} wait, on the device, for the fences kept at dispatch that are still running. */
+    private void waitOnDevice(OprBlock[] fences, Stream stream) {
+        for (OprBlock f : fences) {
+            if (!f.isFence()) {
+                continue;
+            }
+            if (f.startedStream() == stream) {
+                sameStreamStarts.increment(); // stream order is enough
+            } else {
+                stream.waitFor(f.doneEvent());
+                deviceWaits.increment();
+            }
+        }
     }
 
     /**
@@ -365,6 +459,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
         setCurrent(et, op);
         Throwable thrown = null;
         try {
+            OprBlock[] fences = op.deviceFences();
+            if (fences != null) {
+                waitOnDevice(fences, stream);
+            }
             if (def.isSync()) {
                 def.syncFn().run(op);
             } else {
@@ -382,11 +480,49 @@ public abstract class AbstractEngine implements Engine, OpHost {
             if (policy.doneOnReturn()) {
                 op.complete();
             } else {
-                if (l != null) {
-                    l.launched(op, System.nanoTime());
-                }
-                policy.whenDone(stream, op::complete);
+                launched(op, (DeviceSlot) op.slot, policy, stream);
             }
+        } else if (!op.isCompleted()) {
+            diag.inFlight(op); // the callback is still to come
+        }
+    }
+
+    /** The function of a device op returned: its work is enqueued on {@code stream}. */
+    private void launched(OprBlock op, DeviceSlot slot, StreamPolicy policy, Stream stream) {
+        OpListener l = op.listener();
+        if (l != null) {
+            l.launched(op, System.nanoTime());
+        }
+        try {
+            if (op.def().kind() == OpDef.Kind.USER && releasesAtLaunch()) {
+                Event done = slot.supportsStreamWait() ? stream.record() : null;
+                op.launch(done);
+                launchedEarly.increment();
+                diag.inFlight(op);
+                op.releaseVariables();
+            } else {
+                diag.inFlight(op);
+            }
+            policy.whenDone(stream, () -> deviceFinished(op, stream));
+        } catch (RuntimeException | Error e) {
+            // The device refused the event or the completion hook: the op fails now rather than hanging.
+            op.fail(e);
+        }
+    }
+
+    /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
+    private static void deviceFinished(OprBlock op, Stream stream) {
+        try {
+            Throwable asyncError = stream.takeAsyncError();
+            if (asyncError != null) {
+                op.fail(asyncError);
+            } else {
+                op.complete();
+            }
+        } catch (RuntimeException | Error e) {
+            // Runs on a driver thread that would swallow it: make an engine bug visible at least.
+            LOG.error("completing device op '{}' failed; ops depending on it may never run", op.name(), e);
+            throw e;
         }
     }
 
@@ -415,17 +551,31 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void completed(OprBlock op, Throwable error) {
+        boolean launchedEarly = op.isLaunched();
         if (error != null) {
             Failure f = new Failure(error, op.name());
             op.setFailure(f);
             failures.add(f);
+            if (launchedEarly) {
+                // Its variables were released at launch: later users of its outputs must still see this.
+                for (Var w : op.def().writes()) {
+                    w.attachLateFailure(f);
+                }
+            }
             LOG.debug("op '{}' failed", op.name(), error);
         }
         OpListener l = op.listener();
         if (l != null) {
             l.finished(op, System.nanoTime());
         }
-        op.releaseVariables();
+        if (op.inFlight) {
+            diag.landed(op);
+        }
+        if (launchedEarly) {
+            op.markDeviceDone();
+        } else {
+            op.releaseVariables();
+        }
         ((PendingOps.Epoch) op.accounting).exit();
         op.markFinished();
     }
@@ -475,7 +625,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
             OprBlock waitOp = submit(def, Context.cpu(), 0, false);
             boolean done;
             try {
-                done = waitOp.awaitFinished(deadline);
+                done = awaitWatched("waitForVar(" + v + ")", waitOp::awaitFinished, deadline);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new EngineException("interrupted while waiting for " + v + " in waitForVar", e);
@@ -484,7 +634,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 OprBlock writer = v.pendingWriter();
                 throw new WaitTimeoutException("waitForVar(" + v.name() + ") timed out after " + timeout
                         + (writer == null ? "" : ": still waiting for op '" + writer.name() + "' that writes it")
-                        + "; " + pendingOps() + " op(s) pending in engine '" + name + "'");
+                        + "; " + diagnostics().report(20));
             }
         }
         Failure f = v.activeFailure();
@@ -498,14 +648,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         PendingOps.Epoch sealed = pending.seal();
         boolean done;
         try {
-            done = PendingOps.await(sealed, deadline);
+            done = awaitWatched("waitForAll()", d -> PendingOps.await(sealed, d), deadline);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EngineException("interrupted while waiting in waitForAll", e);
         }
         if (!done) {
-            throw new WaitTimeoutException("waitForAll() timed out after " + timeout + ": " + pendingOps()
-                    + " op(s) still pending in engine '" + name + "'");
+            throw new WaitTimeoutException("waitForAll() timed out after " + timeout + "; " + diagnostics().report(20));
         }
         EngineException first = null;
         Failure f;
@@ -521,6 +670,41 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (first != null) {
             throw first;
         }
+    }
+
+    /** A blocking wait until a deadline; true when what it waits for happened. */
+    private interface Await {
+        boolean until(long deadlineNanos) throws InterruptedException;
+    }
+
+    /**
+     * Runs a wait, registered for diagnostics; if the hang doctor is on and the wait outlasts its
+     * threshold, logs what is pending once and goes on waiting.
+     */
+    private boolean awaitWatched(String call, Await wait, long deadline) throws InterruptedException {
+        diag.waitStarted(call);
+        try {
+            if (hangDoctorMs > 0) {
+                long doctorAt = System.nanoTime() + hangDoctorMs * 1_000_000L;
+                if (deadline == Long.MAX_VALUE || doctorAt - deadline < 0) {
+                    if (wait.until(doctorAt)) {
+                        return true;
+                    }
+                    LOG.warn("{} has been waiting for {} ms. What is pending:\n{}\n(The wait goes on. -D{}=<ms> sets this "
+                            + "threshold, 0 turns the report off.)", call, hangDoctorMs, diagnostics().report(),
+                            HANG_DOCTOR_PROPERTY);
+                    hangReports.increment();
+                }
+            }
+            return wait.until(deadline);
+        } finally {
+            diag.waitEnded();
+        }
+    }
+
+    @Override
+    public final EngineDiagnostics diagnostics() {
+        return diag.snapshot(this::pendingOps, Diagnostics.counters(this));
     }
 
     private static EngineException failureException(Failure f) {

@@ -16,12 +16,14 @@ public final class DeviceSlot {
     private static final StreamKind[] KINDS = StreamKind.values();
 
     private final Device device;
+    private final boolean streamWait;
     private final StreamPolicy[] policies = new StreamPolicy[KINDS.length];
     // Read on every op that runs without a worker-owned stream: lock-free once created.
     private final AtomicReferenceArray<Stream> shared = new AtomicReferenceArray<>(KINDS.length);
 
     DeviceSlot(Device device) {
         this.device = device;
+        this.streamWait = device.supportsStreamWait();
         for (StreamKind k : KINDS) {
             policies[k.ordinal()] = device.policy(k);
         }
@@ -35,6 +37,11 @@ public final class DeviceSlot {
     /** The device's context. */
     public Context context() {
         return device.context();
+    }
+
+    /** Whether a stream of this device can wait for an event of another of its streams on the device. */
+    public boolean supportsStreamWait() {
+        return streamWait;
     }
 
     /** The policy for streams of that kind. */

@@ -37,9 +37,11 @@ public abstract class EngineTestBase {
         return !"naive".equals(engineName());
     }
 
-    /** A new engine of the tested kind with {@link #settings()}. */
+    /** A new engine of the tested kind with {@link #settings()}; the hang doctor is off unless they set it. */
     protected Engine newEngine() {
-        return Engine.create(engineName(), EngineConfig.of(settings()));
+        Map<String, String> s = new java.util.HashMap<>(settings());
+        s.putIfAbsent("depengine.hangDoctorMs", "0");
+        return Engine.create(engineName(), EngineConfig.of(s));
     }
 
     /** An async op that has started and holds its variables until {@link #complete()} is called. */

@@ -302,6 +302,13 @@ public final class OpenClStream implements Stream {
         }
     }
 
+    /** {@link #releaseCompleted()} under the lock, from a completion callback. */
+    void sweepCompleted() {
+        synchronized (outstanding) {
+            releaseCompleted();
+        }
+    }
+
     /** Releases the cl_events of leading events that have completed; stops at the first still pending. */
     private void releaseCompleted() {
         // The queue is in order, so markers complete in order: the first pending one ends the sweep.
@@ -385,6 +392,9 @@ public final class OpenClStream implements Stream {
             } finally {
                 s.releaseNative(ev);
                 s.device.hooks().release(this);
+                // The queue is in order: every event recorded before this marker is complete now, so
+                // their cl_events can go without waiting for the stream's next record().
+                s.sweepCompleted();
             }
         }
     }

@@ -9,6 +9,7 @@ import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.RunContext;
+import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
@@ -24,6 +25,16 @@ import org.depengine.api.listen.OpListener;
  *
  * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
  * {@link IllegalStateException}.
+ *
+ * <p><b>Release at launch</b> (device ops of engines that opt in). A device op's function only
+ * enqueues work on a stream; when it returns the op is <em>launched</em> and may release its variables
+ * at once, before the device has finished ({@link #launch}). Until the device work is done
+ * ({@link #markDeviceDone}) the op is a <em>fence</em>: every op released through one of its
+ * variables receives it ({@link #addFence}), and the dispatcher decides per fence whether the
+ * successor may start now (same stream: stream order suffices; another stream of the same device:
+ * a device-side wait on {@link #doneEvent()}) or must wait on the host until the device work is
+ * done ({@link #deferUntilDeviceDone}). The wait counter, free once an op is ready, counts those
+ * host-side deferrals.
  */
 public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     private static final VarHandle WAIT;
@@ -68,10 +79,27 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
     private RuntimeException cancelled; // set when a registration was refused
     private Stream stream;
+    private Thread runner;         // the thread that started it; read racily by diagnostics only
     private Failure failure;       // own or taken over; set before completion
     private Outcome outcome;
     /** Timestamps for listeners (0 when no listener). */
     public long readyNanos;
+
+    // Release at launch. Written by the launching thread before it releases the variables, so an op
+    // released through them sees them (the variables' monitors and the wait counter order the accesses).
+    private volatile boolean launched;
+    private Event doneEvent;
+    private volatile boolean deviceDone; // written under this
+    // guarded by this
+    private Object doneWaiters;  // ops deferred until the device work is done: one OprBlock or an ArrayList
+    private Object fences;       // launched ops this op was released behind: one OprBlock or an ArrayList
+    // dispatcher only (after the wait counter reached zero)
+    private OprBlock[] deviceFences;
+    private boolean gated;
+    /** Core-owned: when the op was left running off-thread (async callback or device), for diagnostics. */
+    public long inFlightSince;
+    /** Core-owned: whether the op is in the engine's in-flight registry. */
+    public volatile boolean inFlight;
 
     /**
      * @param def what the op does
@@ -151,6 +179,182 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         }
     }
 
+    // ---- release at launch: fences ------------------------------------------------------------------
+
+    /**
+     * Marks the op launched: its device work is enqueued and its variables are about to be released
+     * before that work is done. Call before {@link #releaseVariables()}.
+     *
+     * @param event marks the end of the op's device work (for device-side waits), or null if the device
+     *     cannot wait on the device
+     */
+    public void launch(Event event) {
+        this.doneEvent = event;
+        this.launched = true;
+    }
+
+    /** Whether the op released its variables at launch. */
+    public boolean isLaunched() {
+        return launched;
+    }
+
+    /** The event marking the end of the op's device work, or null. Valid once {@link #isLaunched()}. */
+    public Event doneEvent() {
+        return doneEvent;
+    }
+
+    /** Whether the op is launched and its device work may still be running: a fence for successors. */
+    public boolean isFence() {
+        return launched && !deviceDone;
+    }
+
+    /** Records that this op was released behind {@code fence} (a launched op). Any thread. */
+    synchronized void addFence(OprBlock fence) {
+        Object f = fences;
+        if (f == null) {
+            fences = fence;
+        } else if (f instanceof OprBlock) {
+            if (f != fence) {
+                java.util.ArrayList<OprBlock> list = new java.util.ArrayList<>(4);
+                list.add((OprBlock) f);
+                list.add(fence);
+                fences = list;
+            }
+        } else {
+            @SuppressWarnings("unchecked")
+            java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) f;
+            if (!list.contains(fence)) {
+                list.add(fence);
+            }
+        }
+    }
+
+    /**
+     * The fences this op was released behind, once, for the dispatcher to decide on; null if none or
+     * already taken. Call only after the wait counter reached zero.
+     */
+    public OprBlock[] takeFences() {
+        if (gated) {
+            return null;
+        }
+        Object f;
+        synchronized (this) {
+            f = fences;
+            fences = null;
+        }
+        gated = true;
+        if (f == null) {
+            return null;
+        }
+        if (f instanceof OprBlock) {
+            return new OprBlock[] {(OprBlock) f};
+        }
+        @SuppressWarnings("unchecked")
+        java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) f;
+        return list.toArray(new OprBlock[0]);
+    }
+
+    /** Whether fences are waiting for the dispatcher's decision (cheap; no lock when there are none). */
+    public boolean hasFences() {
+        // A plain read suffices: fences are added before the releasing thread decrements the wait
+        // counter, and the dispatcher reads after taking it to zero.
+        return !gated && fences != null;
+    }
+
+    /** Keeps the fences this op must wait for on the device before its work starts. */
+    public void keepDeviceFences(OprBlock[] kept) {
+        this.deviceFences = kept;
+    }
+
+    /** The fences to wait for on the device when the op runs, or null. */
+    public OprBlock[] deviceFences() {
+        return deviceFences;
+    }
+
+    /** Starts counting host-side deferrals: the counter holds a guard until {@link #dropDeferralGuard}. */
+    public void armDeferral() {
+        WAIT.setRelease(this, 1);
+    }
+
+    /** Drops the deferral guard; true if nothing deferred the op (the caller dispatches it). */
+    public boolean dropDeferralGuard() {
+        return (int) WAIT.getAndAdd(this, -1) == 1;
+    }
+
+    /**
+     * Defers {@code waiter} until this op's device work is done; its wait counter is incremented and
+     * decremented again (dispatching it at zero) by {@link #markDeviceDone}.
+     *
+     * @return false, changing nothing, if the device work is already done
+     */
+    public boolean deferUntilDeviceDone(OprBlock waiter) {
+        synchronized (this) {
+            if (deviceDone) {
+                return false;
+            }
+            WAIT.getAndAdd(waiter, 1);
+            Object w = doneWaiters;
+            if (w == null) {
+                doneWaiters = waiter;
+            } else if (w instanceof OprBlock) {
+                java.util.ArrayList<OprBlock> list = new java.util.ArrayList<>(4);
+                list.add((OprBlock) w);
+                list.add(waiter);
+                doneWaiters = list;
+            } else {
+                @SuppressWarnings("unchecked")
+                java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) w;
+                list.add(waiter);
+            }
+        }
+        return true;
+    }
+
+    /** The device work of a launched op is done: ops deferred behind it may go. */
+    public void markDeviceDone() {
+        Object w;
+        synchronized (this) {
+            deviceDone = true;
+            w = doneWaiters;
+            doneWaiters = null;
+        }
+        if (w instanceof OprBlock) {
+            ((OprBlock) w).releaseDeferred();
+        } else if (w != null) {
+            @SuppressWarnings("unchecked")
+            java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) w;
+            for (OprBlock o : list) {
+                o.releaseDeferred();
+            }
+        }
+    }
+
+    private void releaseDeferred() {
+        if ((int) WAIT.getAndAdd(this, -1) == 1) {
+            host.ready(this);
+        }
+    }
+
+    /** Whether the op was released by its variables and is now held back on the host behind a fence. */
+    public boolean isDeferred() {
+        return gated && (int) WAIT.getAcquire(this) > 0 && !isStarted();
+    }
+
+    /** The number of registrations and deferrals still holding the op back (for diagnostics). */
+    public int waitCount() {
+        return (int) WAIT.getAcquire(this);
+    }
+
+    /** The thread that started the op, or null if not started (a racy read: for diagnostics only). */
+    public Thread runner() {
+        return runner;
+    }
+
+    /** The stream the op started on, or null (for fences: the stream its device work was enqueued on). */
+    public Stream startedStream() {
+        return stream;
+    }
+
     // ---- running (worker) -------------------------------------------------------------------------
 
     /** The op's definition. */
@@ -168,9 +372,10 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         return cancelled;
     }
 
-    /** Marks the op started on {@code stream} (may be null). */
+    /** Marks the op started on {@code stream} (may be null), on the calling thread. */
     public void start(Stream s) {
         this.stream = s;
+        this.runner = Thread.currentThread();
         STATE.setRelease(this, RUNNING);
     }
 

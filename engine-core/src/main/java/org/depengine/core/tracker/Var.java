@@ -1,5 +1,8 @@
 package org.depengine.core.tracker;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.depengine.api.VarHandle;
 
 /**
@@ -54,6 +57,16 @@ public final class Var implements VarHandle {
      *
      * Deletion: deleted is set, under the monitor, by the append of the deleting write; later appends
      * refuse, so nothing queues behind a deletion.
+     *
+     * Fences (release at launch, see OprBlock): an op that completes its access at launch may still be
+     * using the variable on a device. The variable remembers such ops until they are done:
+     *   fenceWriter   the last write that completed at launch (or null); reset by every completeWrite
+     *   fenceReaders  the reads that completed at launch since that write
+     * Every op released by this variable receives the fences it conflicts with: a read gets
+     * fenceWriter, a write gets fenceWriter and fenceReaders. Older fences need not be passed: each
+     * fence was itself released behind the ones before it, so waiting for it waits for them (a device
+     * event completes after the work it waited for; a host deferral waits for done). Fences already
+     * done are dropped when seen. With no device ops both stay empty and cost a null check.
      */
 
     private static final int WRITING = -1;
@@ -68,6 +81,9 @@ public final class Var implements VarHandle {
     private Node pendingWrite;
     private Node tail;
     private int readers;
+    private OprBlock fenceWriter;
+    private OprBlock[] fenceReaders;
+    private int fenceReaderCount;
 
     /** One queued registration: an op waiting on this variable. */
     private static final class Node {
@@ -116,9 +132,12 @@ public final class Var implements VarHandle {
         return f != null && f.isActive() ? f : null;
     }
 
-    /** Whether a write is queued or running (reads alone do not count). */
+    /**
+     * Whether a write is queued or running (reads alone do not count), including a write that was
+     * released at launch and whose device work is not done yet.
+     */
     public synchronized boolean hasPendingWrite() {
-        return pendingWrite != null;
+        return pendingWrite != null || (fenceWriter != null && fenceWriter.isFence());
     }
 
     /** The op of the oldest pending write, for diagnostics; null if none. */
@@ -141,6 +160,9 @@ public final class Var implements VarHandle {
                 return true;
             }
             readers++;
+            if (fenceWriter != null) {
+                passFences(op, false);
+            }
         }
         op.releasedDuringPush();
         return true;
@@ -171,6 +193,9 @@ public final class Var implements VarHandle {
                 return true; // I3: waits for the running readers
             }
             readers = WRITING;
+            if (fenceWriter != null || fenceReaderCount != 0) {
+                passFences(op, true);
+            }
         }
         op.releasedDuringPush();
         return true;
@@ -185,9 +210,15 @@ public final class Var implements VarHandle {
     public void completeRead(OprBlock op) {
         OprBlock writer = null;
         synchronized (this) {
+            if (op.isLaunched()) {
+                addFenceReader(op);
+            }
             if (--readers == 0 && pendingWrite != null) {
                 readers = WRITING;
                 writer = pendingWrite.op;
+                if (fenceWriter != null || fenceReaderCount != 0) {
+                    passFences(writer, true);
+                }
             }
         }
         if (writer != null) {
@@ -205,9 +236,19 @@ public final class Var implements VarHandle {
         Node firstRead;
         int reads = 0;
         OprBlock nextWriter = null;
+        boolean fence = op.isLaunched();
         synchronized (this) {
             if (counts) {
                 version++;
+            }
+            if (fence) {
+                // It was released behind the older fences, so waiting for it waits for them.
+                fenceWriter = op;
+                clearFenceReaders();
+            } else if (fenceWriter != null || fenceReaderCount != 0) {
+                // It did not launch (it ran on the host, or was skipped before waiting): keep the older
+                // fences still in flight for its successors.
+                pruneFences();
             }
             if (propagated != null) {
                 failure = propagated;
@@ -228,13 +269,102 @@ public final class Var implements VarHandle {
             } else {
                 readers = reads;
             }
+            if (!fence && (fenceWriter != null || fenceReaderCount != 0)) {
+                Node r = firstRead;
+                for (int i = 0; i < reads; i++, r = r.next) {
+                    passFences(r.op, false);
+                }
+                if (nextWriter != null) {
+                    passFences(nextWriter, true);
+                }
+            }
         }
+        // The released nodes are detached: only this thread touches them now.
         for (Node r = firstRead; reads > 0; r = r.next, reads--) {
+            if (fence) {
+                r.op.addFence(op);
+            }
             r.op.release(op);
         }
         if (nextWriter != null) {
+            if (fence) {
+                nextWriter.addFence(op);
+            }
             nextWriter.release(op);
         }
+    }
+
+    /** Under the monitor: hands {@code to} the fences it must respect; drops those already done. */
+    private void passFences(OprBlock to, boolean write) {
+        OprBlock w = fenceWriter;
+        if (w != null) {
+            if (w.isFence()) {
+                to.addFence(w);
+            } else {
+                fenceWriter = null;
+            }
+        }
+        if (write) {
+            for (int i = 0; i < fenceReaderCount; i++) {
+                if (fenceReaders[i].isFence()) {
+                    to.addFence(fenceReaders[i]);
+                }
+            }
+        }
+    }
+
+    /** Under the monitor. */
+    private void clearFenceReaders() {
+        if (fenceReaderCount != 0) {
+            Arrays.fill(fenceReaders, 0, fenceReaderCount, null);
+            fenceReaderCount = 0;
+        }
+    }
+
+    /** Under the monitor: forgets the fences whose device work is done. */
+    private void pruneFences() {
+        if (fenceWriter != null && !fenceWriter.isFence()) {
+            fenceWriter = null;
+        }
+        int n = 0;
+        for (int i = 0; i < fenceReaderCount; i++) {
+            if (fenceReaders[i].isFence()) {
+                fenceReaders[n++] = fenceReaders[i];
+            }
+        }
+        if (n < fenceReaderCount) {
+            Arrays.fill(fenceReaders, n, fenceReaderCount, null);
+        }
+        fenceReaderCount = n;
+    }
+
+    /** Under the monitor: remembers a read completed at launch, compacting away reads already done. */
+    private void addFenceReader(OprBlock op) {
+        if (fenceReaders == null) {
+            fenceReaders = new OprBlock[4];
+        }
+        pruneFences();
+        int n = fenceReaderCount;
+        if (n == fenceReaders.length) {
+            fenceReaders = Arrays.copyOf(fenceReaders, n * 2);
+        }
+        fenceReaders[n++] = op;
+        fenceReaderCount = n;
+    }
+
+    /** Attaches the failure of an op that completed at launch and failed on the device afterwards. */
+    public void attachLateFailure(Failure f) {
+        failure = f;
+    }
+
+    /** Under diagnostics: a snapshot of this variable's queue; see {@link VarSnapshot}. */
+    public synchronized VarSnapshot snapshot() {
+        List<OprBlock> queued = new ArrayList<>();
+        for (Node n = pendingWrite; n != null; n = n.next) {
+            queued.add(n.op);
+        }
+        return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,
+                fenceWriter != null && fenceWriter.isFence() ? fenceWriter : null);
     }
 
     @Override

@@ -26,6 +26,10 @@ import org.depengine.core.tracker.OprBlock;
  *   priority group ({@value #DEVICE_PRIORITY_WORKERS}, default 1) with its own compute streams for
  *   {@link FnProperty#DEVICE_PRIORITIZED}.</li>
  *   <li>{@link FnProperty#ASYNC} and {@link FnProperty#DELETE_VAR} ops ready at push time run inline on the pusher.</li>
+ *   <li>Device ops release their variables when launched ({@link #releasesAtLaunch()}): a successor on
+ *   the same stream starts at once, one on another stream of the same device waits on the device, and
+ *   CPU successors wait for done. A successor released by a device worker is handed to that same
+ *   worker, hence lands on the same stream.</li>
  * </ul>
  * Every setting is read once, when the engine is created.
  */
@@ -166,6 +170,12 @@ final class PerDeviceEngine extends AbstractEngine {
         } else {
             ((WorkerGroup) op.route).submit(op);
         }
+    }
+
+    /** True: every device worker owns its stream (OneFlow's scheduling of same-stream successors). */
+    @Override
+    protected boolean releasesAtLaunch() {
+        return true;
     }
 
     @Override

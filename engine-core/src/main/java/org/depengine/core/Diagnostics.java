@@ -1,0 +1,183 @@
+package org.depengine.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.depengine.api.EngineDiagnostics;
+import org.depengine.api.EngineDiagnostics.OpState;
+import org.depengine.api.EngineDiagnostics.PendingOp;
+import org.depengine.api.device.StreamKind;
+import org.depengine.core.exec.EngineThread;
+import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.Var;
+import org.depengine.core.tracker.VarSnapshot;
+
+/**
+ * What an engine keeps so that {@link AbstractEngine#diagnostics()} can say what is pending without a
+ * cost per op on the hot path: a weak registry of variables (every op that waits or holds a variable is
+ * in that variable's queue), the ops that left their thread unfinished (async ops awaiting their
+ * callback, device ops awaiting their device), and the threads blocked in waits. Running ops are found
+ * from the engine's threads when a snapshot is taken.
+ */
+final class Diagnostics {
+    private final AbstractEngine engine;
+    private final Map<Var, Boolean> vars = Collections.synchronizedMap(new WeakHashMap<>());
+    private final Set<OprBlock> inFlight = ConcurrentHashMap.newKeySet();
+    private final Map<Thread, Wait> waiters = new ConcurrentHashMap<>();
+
+    private record Wait(String call, long since) {
+    }
+
+    Diagnostics(AbstractEngine engine) {
+        this.engine = engine;
+    }
+
+    Var track(Var v) {
+        vars.put(v, Boolean.TRUE);
+        return v;
+    }
+
+    /** The op's function returned and the op is not complete: it waits for a callback or a device. */
+    void inFlight(OprBlock op) {
+        op.inFlightSince = System.nanoTime();
+        inFlight.add(op);
+        op.inFlight = true;
+        if (op.isCompleted()) {
+            inFlight.remove(op); // it completed meanwhile, and may not have seen the flag
+        }
+    }
+
+    /** An in-flight op completed. */
+    void landed(OprBlock op) {
+        inFlight.remove(op);
+    }
+
+    void waitStarted(String call) {
+        waiters.put(Thread.currentThread(), new Wait(call, System.nanoTime()));
+    }
+
+    void waitEnded() {
+        waiters.remove(Thread.currentThread());
+    }
+
+    EngineDiagnostics snapshot(java.util.function.LongSupplier pendingCount, Map<String, Long> counters) {
+        long now = System.nanoTime();
+        Map<OprBlock, List<String>> found = new IdentityHashMap<>();
+        Map<OprBlock, String> threads = new IdentityHashMap<>();
+        // Running ops of this engine's threads.
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t instanceof EngineThread et && et.engine() == engine) {
+                OprBlock op = et.currentOp;
+                if (op != null) {
+                    found.putIfAbsent(op, new ArrayList<>());
+                    threads.put(op, t.getName());
+                }
+            }
+        }
+        for (OprBlock op : inFlight) {
+            found.putIfAbsent(op, new ArrayList<>());
+        }
+        List<Var> live;
+        synchronized (vars) {
+            live = new ArrayList<>(vars.keySet());
+        }
+        for (Var v : live) {
+            VarSnapshot s = v.snapshot();
+            List<OprBlock> q = s.queue();
+            for (int i = 0; i < q.size(); i++) {
+                OprBlock op = q.get(i);
+                List<String> why = found.computeIfAbsent(op, o -> new ArrayList<>());
+                if (op.isStarted() || op.waitCount() == 0) {
+                    continue; // released by this variable
+                }
+                if (i > 0) {
+                    OprBlock head = q.get(0);
+                    why.add(v + ": " + "write by " + describe(head, found.keySet()));
+                } else if (s.runningReaders() > 0) {
+                    why.add(v + ": " + s.runningReaders() + " running read(s)" + readersOf(v, found.keySet()));
+                }
+            }
+            if (s.deviceWriter() != null) {
+                found.putIfAbsent(s.deviceWriter(), new ArrayList<>());
+            }
+        }
+        List<PendingOp> ops = new ArrayList<>();
+        for (Map.Entry<OprBlock, List<String>> e : found.entrySet()) {
+            OprBlock op = e.getKey();
+            if (op.isFinished()) {
+                continue;
+            }
+            OpState state = state(op);
+            Duration away = op.inFlight && (state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE)
+                    ? Duration.ofNanos(now - op.inFlightSince) : null;
+            String thread = state != OpState.RUNNING ? null
+                    : threads.getOrDefault(op, op.runner() == null ? null : op.runner().getName());
+            List<String> why = state == OpState.WAITING ? e.getValue()
+                    : state == OpState.DEFERRED ? List.of("the device work of an op it depends on") : List.of();
+            ops.add(new PendingOp(op.id(), op.name(), op.context(), op.property(), state, thread, away, why));
+        }
+        ops.sort(Comparator.comparingLong(PendingOp::id));
+        List<EngineDiagnostics.Waiter> ws = new ArrayList<>();
+        for (Map.Entry<Thread, Wait> e : waiters.entrySet()) {
+            ws.add(new EngineDiagnostics.Waiter(e.getKey().getName(), e.getValue().call(),
+                    Duration.ofNanos(now - e.getValue().since())));
+        }
+        // Counted last: an op found in the walk was pushed before this read, so the count covers it.
+        return new EngineDiagnostics(engine.name(), Instant.now(), pendingCount.getAsLong(), ops, ws, counters);
+    }
+
+    private static OpState state(OprBlock op) {
+        if (op.isLaunched() || (op.inFlight && op.isStarted() && onDevice(op))) {
+            return OpState.ON_DEVICE;
+        }
+        if (op.inFlight) {
+            return OpState.AWAITING_CALLBACK;
+        }
+        if (op.isStarted()) {
+            return OpState.RUNNING;
+        }
+        if (op.waitCount() > 0) {
+            return op.isDeferred() ? OpState.DEFERRED : OpState.WAITING;
+        }
+        return OpState.QUEUED;
+    }
+
+    private static boolean onDevice(OprBlock op) {
+        return op.def().isSync() && op.slot != null
+                && !((DeviceSlot) op.slot).policy(StreamKind.of(op.def().prop())).doneOnReturn();
+    }
+
+    private static String describe(OprBlock op, Set<OprBlock> known) {
+        return "op '" + op.name() + "' #" + op.id() + " (" + state(op) + ")";
+    }
+
+    private static String readersOf(Var v, Set<OprBlock> known) {
+        List<String> names = new ArrayList<>();
+        for (OprBlock op : known) {
+            if (op.isStarted() && !op.isFinished() && op.reads().contains(v)) {
+                names.add(describe(op, known));
+            }
+        }
+        return names.isEmpty() ? "" : ": " + String.join(", ", names);
+    }
+
+    /** The counters, by the names {@link EngineDiagnostics#counters()} documents. */
+    static Map<String, Long> counters(AbstractEngine e) {
+        Map<String, Long> c = new LinkedHashMap<>();
+        c.put("launchedEarly", e.launchedEarly.sum());
+        c.put("sameStreamStarts", e.sameStreamStarts.sum());
+        c.put("deviceWaits", e.deviceWaits.sum());
+        c.put("hostDeferrals", e.hostDeferrals.sum());
+        c.put("hangReports", e.hangReports.sum());
+        return c;
+    }
+}
