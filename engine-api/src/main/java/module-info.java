@@ -1,7 +1,7 @@
 /**
  * The depengine API: {@link org.depengine.api.Engine} and its value types, the engine SPI
- * ({@link org.depengine.api.spi.EngineProvider}), the device SPI ({@link org.depengine.api.device})
- * and the op-lifecycle listener SPI ({@link org.depengine.api.listen}).
+ * ({@link org.depengine.api.spi.EngineProvider}), the device SPI ({@link org.depengine.api.device}),
+ * the device primitives ({@link org.depengine.api.device.primitive}) and the op-lifecycle listener SPI ({@link org.depengine.api.listen}).
  *
  * <p>No engine and no device is implemented here. Engines and devices are found with
  * {@link java.util.ServiceLoader}; on the module path a provider declares {@code provides}, on the
@@ -13,6 +13,7 @@ module org.depengine.api {
     exports org.depengine.api;
     exports org.depengine.api.spi;
     exports org.depengine.api.device;
+    exports org.depengine.api.device.primitive;
     exports org.depengine.api.listen;
 
     uses org.depengine.api.spi.EngineProvider;

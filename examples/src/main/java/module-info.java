@@ -1,6 +1,12 @@
-/** Programs a newcomer runs first; each is a {@code main} with {@code --help}. */
+/**
+ * Programs a newcomer runs first; each is a {@code main} with {@code --help}. Engines and devices
+ * (cpu, opencl, cuda, and the example plugin's sim) are found with ServiceLoader, not required here.
+ */
 module org.depengine.examples {
     requires org.depengine.api;
+    requires org.depengine.profiler;
+    // CustomDevicePlugin launches commands on the plugin's streams; the engine finds the plugin itself.
+    requires org.depengine.examples.customdevice;
 
     exports org.depengine.examples;
 }

@@ -3,6 +3,7 @@ package org.depengine.device.cuda;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -15,6 +16,8 @@ import org.depengine.api.Context;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.device.primitive.Primitive;
+import org.depengine.api.device.primitive.PrimitiveSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +49,10 @@ public final class CudaDevice implements Device {
     private final ExecutorService callbacks;
     private final AtomicInteger streamCount = new AtomicInteger();
     private final AtomicLong pinnedBytes = new AtomicLong();
+    private final CudaKernels kernels = new CudaKernels(this);
+    private final PrimitiveSet primitives = new PrimitiveSet(new CudaMemcpy(this), new CudaFill(this),
+            new CudaMatmul(this), new CudaElementwise(this), new CudaActivation(this), new CudaSoftmaxCrossEntropy(this),
+            new CudaReduce(this));
 
     CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
         this.ctx = ctx;
@@ -134,6 +141,18 @@ public final class CudaDevice implements Device {
         return buffer;
     }
 
+    /**
+     * Every primitive of {@link org.depengine.api.device.primitive}: {@code Matmul} and {@code axpy} on
+     * cuBLAS (the stream's handle), fills and copies on the driver's memset and memcpy, the rest as
+     * kernels compiled by NVRTC on first use (once per device) and loaded into the primary context. The
+     * NVRTC library ({@code libnvrtc.so} of the CUDA toolkit) is needed only then; without it those
+     * calls throw {@link org.depengine.api.EngineException} saying so.
+     */
+    @Override
+    public <P extends Primitive> Optional<P> primitive(Class<P> type) {
+        return primitives.find(type);
+    }
+
     /** Makes this device's primary context current on the calling thread ({@code cuCtxSetCurrent}). */
     public void bind() {
         driver.setCurrent(primary);
@@ -171,6 +190,10 @@ public final class CudaDevice implements Device {
 
     CudaDriver driver() {
         return driver;
+    }
+
+    CudaKernels kernels() {
+        return kernels;
     }
 
     CudaEventPool events() {

@@ -5,6 +5,8 @@ import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUstream;
 import jcuda.jcublas.cublasHandle;
 
@@ -98,4 +100,39 @@ interface CudaDriver {
 
     /** {@code cublasDestroy}. */
     void cublasDestroy(cublasHandle handle);
+
+    /** {@code cuMemcpyDtoDAsync} of {@code bytes} bytes from {@code src + srcOffset} to {@code dst + dstOffset}. */
+    void copyDtoDAsync(CUdeviceptr dst, long dstOffset, CUdeviceptr src, long srcOffset, long bytes, CUstream stream);
+
+    /** {@code cuMemsetD32Async}: {@code count} 32-bit words at {@code dst + dstOffset} set to {@code value}. */
+    void memsetD32Async(CUdeviceptr dst, long dstOffset, int value, long count, CUstream stream);
+
+    /**
+     * {@code cublasSgemm} (column-major, scalars on the host): {@code C = alpha·op(A)·op(B) + beta·C}
+     * with {@code op} given by {@code transa}/{@code transb} ({@code cublasOperation} values).
+     */
+    void cublasSgemm(cublasHandle handle, int transa, int transb, int m, int n, int k, float alpha, CUdeviceptr a,
+            int lda, CUdeviceptr b, int ldb, float beta, CUdeviceptr c, int ldc);
+
+    /** {@code cublasSaxpy} with unit strides: {@code y += alpha·x} over {@code n} floats. */
+    void cublasSaxpy(cublasHandle handle, int n, float alpha, CUdeviceptr x, CUdeviceptr y);
+
+    /**
+     * Compiles CUDA C++ {@code source} to PTX with NVRTC (loading its bindings on first use).
+     *
+     * @throws IllegalArgumentException if the source does not compile (the message holds NVRTC's log)
+     */
+    String compileToPtx(String source, String programName);
+
+    /** {@code cuModuleLoadData} of PTX text into the current context. */
+    CUmodule loadModule(String ptx);
+
+    /** {@code cuModuleGetFunction}. */
+    CUfunction moduleFunction(CUmodule module, String name);
+
+    /**
+     * {@code cuLaunchKernel} on a 1-D grid. {@code args} are the kernel's parameters in order:
+     * {@link CUdeviceptr}, {@link Integer}, {@link Long} or {@link Float}.
+     */
+    void launchKernel(CUfunction function, int gridX, int blockX, int sharedBytes, CUstream stream, Object... args);
 }

@@ -10,6 +10,8 @@ import jcuda.driver.CUdevice;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
+import jcuda.driver.CUfunction;
+import jcuda.driver.CUmodule;
 import jcuda.driver.CUhostFn;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
@@ -17,6 +19,8 @@ import jcuda.driver.CUstream_flags;
 import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
 import jcuda.jcublas.cublasHandle;
+import jcuda.nvrtc.JNvrtc;
+import jcuda.nvrtc.nvrtcProgram;
 import jcuda.runtime.cudaStream_t;
 
 /**
@@ -30,6 +34,7 @@ final class JCudaDriverBinding implements CudaDriver {
     private static final String NOT_READY = CUresult.stringFor(CUresult.CUDA_ERROR_NOT_READY);
 
     private volatile boolean cublasLoaded;
+    private volatile boolean nvrtcLoaded;
 
     @Override
     public void init() {
@@ -206,5 +211,96 @@ final class JCudaDriverBinding implements CudaDriver {
     @Override
     public void cublasDestroy(cublasHandle handle) {
         JCublas2.cublasDestroy(handle);
+    }
+
+    @Override
+    public void copyDtoDAsync(CUdeviceptr dst, long dstOffset, CUdeviceptr src, long srcOffset, long bytes,
+            CUstream stream) {
+        JCudaDriver.cuMemcpyDtoDAsync(dst.withByteOffset(dstOffset), src.withByteOffset(srcOffset), bytes, stream);
+    }
+
+    @Override
+    public void memsetD32Async(CUdeviceptr dst, long dstOffset, int value, long count, CUstream stream) {
+        JCudaDriver.cuMemsetD32Async(dst.withByteOffset(dstOffset), value, count, stream);
+    }
+
+    @Override
+    public void cublasSgemm(cublasHandle handle, int transa, int transb, int m, int n, int k, float alpha,
+            CUdeviceptr a, int lda, CUdeviceptr b, int ldb, float beta, CUdeviceptr c, int ldc) {
+        JCublas2.cublasSgemm(handle, transa, transb, m, n, k, Pointer.to(new float[] {alpha}), a, lda, b, ldb,
+                Pointer.to(new float[] {beta}), c, ldc);
+    }
+
+    @Override
+    public void cublasSaxpy(cublasHandle handle, int n, float alpha, CUdeviceptr x, CUdeviceptr y) {
+        JCublas2.cublasSaxpy(handle, n, Pointer.to(new float[] {alpha}), x, 1, y, 1);
+    }
+
+    @Override
+    public String compileToPtx(String source, String programName) {
+        if (!nvrtcLoaded) {
+            synchronized (this) {
+                if (!nvrtcLoaded) {
+                    JCudaNatives.loadNvrtc();
+                    JNvrtc.setExceptionsEnabled(true);
+                    nvrtcLoaded = true;
+                }
+            }
+        }
+        nvrtcProgram program = new nvrtcProgram();
+        JNvrtc.nvrtcCreateProgram(program, source, programName, 0, null, null);
+        try {
+            try {
+                JNvrtc.nvrtcCompileProgram(program, 0, null);
+            } catch (CudaException e) {
+                String[] log = new String[1];
+                JNvrtc.nvrtcGetProgramLog(program, log);
+                throw new IllegalArgumentException("NVRTC could not compile " + programName + " (" + e.getMessage()
+                        + "):\n" + log[0], e);
+            }
+            String[] ptx = new String[1];
+            JNvrtc.nvrtcGetPTX(program, ptx);
+            return ptx[0];
+        } finally {
+            JNvrtc.nvrtcDestroyProgram(program);
+        }
+    }
+
+    @Override
+    public CUmodule loadModule(String ptx) {
+        CUmodule module = new CUmodule();
+        JCudaDriver.cuModuleLoadData(module, ptx);
+        return module;
+    }
+
+    @Override
+    public CUfunction moduleFunction(CUmodule module, String name) {
+        CUfunction f = new CUfunction();
+        JCudaDriver.cuModuleGetFunction(f, module, name);
+        return f;
+    }
+
+    @Override
+    public void launchKernel(CUfunction function, int gridX, int blockX, int sharedBytes, CUstream stream,
+            Object... args) {
+        Pointer[] params = new Pointer[args.length];
+        for (int i = 0; i < args.length; i++) {
+            params[i] = parameter(i, args[i]);
+        }
+        JCudaDriver.cuLaunchKernel(function, gridX, 1, 1, blockX, 1, 1, sharedBytes, stream, Pointer.to(params), null);
+    }
+
+    private static Pointer parameter(int index, Object arg) {
+        if (arg instanceof CUdeviceptr p) {
+            return Pointer.to(p);
+        } else if (arg instanceof Integer v) {
+            return Pointer.to(new int[] {v});
+        } else if (arg instanceof Long v) {
+            return Pointer.to(new long[] {v});
+        } else if (arg instanceof Float v) {
+            return Pointer.to(new float[] {v});
+        }
+        throw new IllegalArgumentException("kernel parameter " + index + " has unsupported type "
+                + (arg == null ? "null" : arg.getClass().getName()));
     }
 }

@@ -41,6 +41,11 @@ final class JCudaNatives {
         prepare("JCudaDriver");
     }
 
+    /** Loads the JNvrtc library (the runtime compiler's bindings). */
+    static void loadNvrtc() {
+        prepare("JNvrtc");
+    }
+
     /** Loads the JCublas2 library. */
     static void loadCublas() {
         prepare("JCublas2");

@@ -12,6 +12,7 @@ import static org.jocl.CL.clReleaseProgram;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,6 +20,8 @@ import org.depengine.api.Context;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.device.primitive.Primitive;
+import org.depengine.api.device.primitive.PrimitiveSet;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.Pointer;
@@ -61,6 +64,9 @@ public final class OpenClDevice implements Device {
     private final AtomicLong eventsCreated = new AtomicLong();
     private final OpenClStream.HookPool hooks = new OpenClStream.HookPool(HOOK_POOL_LIMIT);
     private final AtomicInteger streamCount = new AtomicInteger();
+    private final PrimitiveSet primitives = new PrimitiveSet(new OpenClMemcpy(this), new OpenClFill(this),
+            new OpenClMatmul(this), new OpenClElementwise(this), new OpenClActivation(this),
+            new OpenClSoftmaxCrossEntropy(this), new OpenClReduce(this));
 
     private record KernelKey(String source, String name) {
     }
@@ -124,6 +130,15 @@ public final class OpenClDevice implements Device {
             throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
         }
         return new OpenClBuffer(this, clCreateBuffer(clContext, CL_MEM_READ_WRITE, bytes, null, null), bytes);
+    }
+
+    /**
+     * Every primitive of {@link org.depengine.api.device.primitive}, as OpenCL C kernels of one program
+     * that is built on first use and cached like any other ({@link #kernel}).
+     */
+    @Override
+    public <P extends Primitive> Optional<P> primitive(Class<P> type) {
+        return primitives.find(type);
     }
 
     /**

@@ -1,6 +1,8 @@
 package org.depengine.device.opencl;
 
+import static org.jocl.CL.CL_KERNEL_WORK_GROUP_SIZE;
 import static org.jocl.CL.clEnqueueNDRangeKernel;
+import static org.jocl.CL.clGetKernelWorkGroupInfo;
 import static org.jocl.CL.clSetKernelArg;
 
 import java.util.Objects;
@@ -22,6 +24,7 @@ public final class OpenClKernel {
     private final OpenClDevice device;
     private final String name;
     private final cl_kernel kernel;
+    private volatile long maxWorkGroupSize; // 0 until first asked
 
     /** A {@code __local} argument of the given size in bytes; see {@link #local(long)}. */
     public record Local(long bytes) {
@@ -47,6 +50,29 @@ public final class OpenClKernel {
     /** The kernel's function name. */
     public String name() {
         return name;
+    }
+
+    /**
+     * The largest work-group this kernel can be launched with on its device
+     * ({@code CL_KERNEL_WORK_GROUP_SIZE}), asked once and cached.
+     *
+     * @throws EngineException if OpenCL refuses the query
+     */
+    public long maxWorkGroupSize() {
+        long v = maxWorkGroupSize;
+        if (v == 0) {
+            long[] out = new long[1];
+            try {
+                clGetKernelWorkGroupInfo(kernel, device.clDevice(), CL_KERNEL_WORK_GROUP_SIZE, Sizeof.size_t,
+                        Pointer.to(out), null);
+            } catch (CLException e) {
+                throw new EngineException("kernel '" + name + "' on " + device.context()
+                        + ": cannot query its work-group size: " + CL.stringFor_errorCode(e.getStatus()), e);
+            }
+            v = Math.max(1, out[0]);
+            maxWorkGroupSize = v;
+        }
+        return v;
     }
 
     /** The device the kernel was built for. */

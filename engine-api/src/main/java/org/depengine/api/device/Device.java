@@ -1,7 +1,10 @@
 package org.depengine.api.device;
 
 import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.Optional;
 import org.depengine.api.Context;
+import org.depengine.api.device.primitive.Primitive;
 
 /**
  * One device: it makes streams and events and allocates memory. Engines open devices through
@@ -45,5 +48,31 @@ public interface Device {
      */
     default ByteBuffer allocateHost(int bytes) {
         return ByteBuffer.allocateDirect(bytes).order(java.nio.ByteOrder.nativeOrder());
+    }
+
+    /**
+     * The primitive of the given interface that this device offers ({@link org.depengine.api.device.primitive.Matmul},
+     * {@link org.depengine.api.device.primitive.Memcpy}, ...), or empty if it has none: a device offers
+     * the ones it has. The default offers none. The same instance may be returned on every call;
+     * primitives are stateless and thread-safe.
+     *
+     * @throws NullPointerException if {@code type} is null
+     */
+    default <P extends Primitive> Optional<P> primitive(Class<P> type) {
+        Objects.requireNonNull(type, "type");
+        return Optional.empty();
+    }
+
+    /**
+     * As {@link #primitive(Class)}, for code that cannot go on without the primitive.
+     *
+     * @throws UnsupportedOperationException if this device does not offer it (the message names the device
+     *     and the primitive)
+     */
+    default <P extends Primitive> P requirePrimitive(Class<P> type) {
+        return primitive(type).orElseThrow(() -> new UnsupportedOperationException("device " + context() + " ("
+                + description() + ") offers no " + type.getSimpleName() + " primitive: run this on a device that "
+                + "does (cpu, opencl and cuda devices offer every primitive of org.depengine.api.device.primitive), "
+                + "or check Device.primitive(" + type.getSimpleName() + ".class) first"));
     }
 }

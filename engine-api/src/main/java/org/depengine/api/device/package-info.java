@@ -4,7 +4,9 @@
  * {@link org.depengine.api.device.Stream}s (ordered lanes of work) and
  * {@link org.depengine.api.device.Event}s; a {@link org.depengine.api.device.StreamPolicy} says when an
  * op on a stream counts as launched and as done. {@link org.depengine.api.device.Devices} looks
- * providers up by type.
+ * providers up by type. A device may offer device primitives (copies, matrix multiply, element-wise
+ * maths, ...) of {@link org.depengine.api.device.primitive} through
+ * {@link org.depengine.api.device.Device#primitive(Class)}.
  *
  * <p>A third-party device is a jar with a {@code DeviceProvider}, declared with {@code provides} in its
  * module-info and in {@code META-INF/services}; nothing in depengine changes.

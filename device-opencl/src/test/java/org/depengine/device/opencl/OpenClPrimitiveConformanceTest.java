@@ -1,0 +1,18 @@
+package org.depengine.device.opencl;
+
+import org.depengine.api.Context;
+import org.depengine.api.device.Availability;
+import org.depengine.api.device.Device;
+import org.depengine.api.device.Devices;
+import org.depengine.testkit.PrimitiveConformance;
+import org.junit.jupiter.api.Assumptions;
+
+/** The primitive conformance suite on {@code opencl:0} (PoCL's CPU device in CI). */
+class OpenClPrimitiveConformanceTest extends PrimitiveConformance {
+    @Override
+    protected Device device() {
+        Availability a = Devices.provider("opencl").probe();
+        Assumptions.assumeTrue(a.available(), "needs an OpenCL platform (CI installs PoCL): " + a.reason());
+        return Devices.device(Context.of("opencl", 0));
+    }
+}

@@ -1,0 +1,136 @@
+package org.depengine.api.device.primitive;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import org.depengine.api.device.Device;
+import org.depengine.api.device.DeviceBuffer;
+import org.depengine.api.device.Stream;
+
+/**
+ * The argument checks every primitive implementation makes, so that all devices reject bad input with
+ * the same clear messages, before anything is enqueued. For implementers of primitives; users need not
+ * call these. Stateless and thread-safe.
+ */
+public final class PrimitiveChecks {
+    private PrimitiveChecks() {
+    }
+
+    /**
+     * The stream, checked to belong to {@code device} and to be of the device's stream class.
+     *
+     * @throws NullPointerException if {@code stream} is null
+     * @throws IllegalArgumentException if it belongs to another device, or is not a {@code type}
+     */
+    public static <S extends Stream> S stream(Device device, Stream stream, Class<S> type) {
+        Objects.requireNonNull(stream, "stream");
+        if (!type.isInstance(stream)) {
+            throw new IllegalArgumentException("a primitive of " + device.context() + " needs a stream of that device ("
+                    + type.getSimpleName() + " from Device.createStream or RunContext.stream()), got "
+                    + stream.getClass().getSimpleName() + " " + stream);
+        }
+        if (stream.device() != device) {
+            throw new IllegalArgumentException("a primitive of " + device.context() + " was given a stream of "
+                    + stream.device().context() + ": use the stream of the device the primitive came from");
+        }
+        return type.cast(stream);
+    }
+
+    /**
+     * The buffer, checked to belong to {@code device} and to be a {@code type}.
+     *
+     * @throws NullPointerException if {@code buffer} is null
+     * @throws IllegalArgumentException if it belongs to another device
+     */
+    public static <B extends DeviceBuffer> B buffer(Device device, DeviceBuffer buffer, String name, Class<B> type) {
+        Objects.requireNonNull(buffer, name);
+        if (buffer.device() != device || !type.isInstance(buffer)) {
+            throw new IllegalArgumentException("buffer '" + name + "' belongs to " + buffer.device().context()
+                    + " but the primitive runs on " + device.context()
+                    + ": allocate it on that device, or copy it there through the host");
+        }
+        return type.cast(buffer);
+    }
+
+    /**
+     * Checks that {@code count} 4-byte elements from element {@code offset} fit in {@code buffer}.
+     *
+     * @throws IllegalArgumentException if {@code offset} or {@code count} is negative or the range does
+     *     not fit
+     */
+    public static void elements(DeviceBuffer buffer, String name, long offset, long count) {
+        nonNegative(name + " offset", offset);
+        nonNegative(name + " element count", count);
+        long capacity = buffer.size() / Float.BYTES;
+        if (count > capacity - offset) {
+            throw new IllegalArgumentException("buffer '" + name + "' holds " + capacity + " elements of 4 bytes ("
+                    + buffer.size() + " bytes) but the call uses " + count + " from element " + offset);
+        }
+    }
+
+    /**
+     * Checks that {@code count} bytes from byte {@code offset} fit in {@code buffer}.
+     *
+     * @throws IllegalArgumentException if {@code offset} or {@code count} is negative or the range does
+     *     not fit
+     */
+    public static void bytes(DeviceBuffer buffer, String name, long offset, long count) {
+        nonNegative(name + " offset", offset);
+        nonNegative(name + " byte count", count);
+        if (count > buffer.size() - offset) {
+            throw new IllegalArgumentException("buffer '" + name + "' holds " + buffer.size()
+                    + " bytes but the copy uses " + count + " from byte " + offset);
+        }
+    }
+
+    /**
+     * Checks that a host buffer can take part in an asynchronous copy.
+     *
+     * @throws NullPointerException if {@code host} is null
+     * @throws IllegalArgumentException if it is not direct
+     */
+    public static void host(ByteBuffer host, String name) {
+        Objects.requireNonNull(host, name);
+        if (!host.isDirect()) {
+            throw new IllegalArgumentException("host buffer '" + name + "' must be direct (Device.allocateHost or "
+                    + "ByteBuffer.allocateDirect): an asynchronous copy cannot use a heap buffer");
+        }
+    }
+
+    /** @throws IllegalArgumentException if {@code value} is negative */
+    public static void nonNegative(String name, long value) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must be >= 0, got " + value);
+        }
+    }
+
+    /** @throws IllegalArgumentException if {@code a} and {@code b} are the same buffer */
+    public static void distinct(DeviceBuffer a, String nameA, DeviceBuffer b, String nameB) {
+        if (a == b) {
+            throw new IllegalArgumentException("'" + nameA + "' and '" + nameB + "' must be different buffers");
+        }
+    }
+
+    /**
+     * The number of elements of a {@code rows × cols} matrix.
+     *
+     * @throws IllegalArgumentException if a dimension is negative
+     */
+    public static long matrix(String name, long rows, long cols) {
+        nonNegative(name + " rows", rows);
+        nonNegative(name + " cols", cols);
+        return rows * cols;
+    }
+
+    /**
+     * Checks that two byte ranges do not overlap, if they are in the same buffer.
+     *
+     * @throws IllegalArgumentException if they overlap
+     */
+    public static void disjoint(DeviceBuffer src, long srcOffset, DeviceBuffer dst, long dstOffset, long bytes) {
+        if (src == dst && bytes > 0 && srcOffset < dstOffset + bytes && dstOffset < srcOffset + bytes) {
+            throw new IllegalArgumentException("source bytes " + srcOffset + ".." + (srcOffset + bytes)
+                    + " and destination bytes " + dstOffset + ".." + (dstOffset + bytes)
+                    + " overlap in one buffer: copy through a second buffer");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package org.depengine.api.device.primitive;
+
+import org.depengine.api.device.DeviceBuffer;
+import org.depengine.api.device.Stream;
+
+/** Softmax followed by cross-entropy against integer class labels, per row, with its gradient. */
+public interface SoftmaxCrossEntropy extends Primitive {
+    /**
+     * Enqueues, for each row {@code i} of the row-major {@code rows × cols} matrix {@code logits}, with
+     * {@code p = softmax(logits[i])} computed stably (the row maximum subtracted first):
+     * <ul>
+     *   <li>{@code loss[i] = −log p[labels[i]]};</li>
+     *   <li>if {@code dlogits} is not null, {@code dlogits[i][j] = (p[j] − (j == labels[i] ? 1 : 0)) ·
+     *       gradScale} (pass {@code 1 / rows} for the gradient of the mean loss).</li>
+     * </ul>
+     * {@code labels} holds {@code rows} int32 values. A label outside {@code 0 .. cols−1} cannot be
+     * reported from the device, so it gives that row a NaN loss and a NaN gradient row on every device.
+     * {@code dlogits} may be the same buffer as {@code logits}; {@code loss} must not overlap
+     * {@code logits} or {@code dlogits}. {@code cols} must be at least 1 when {@code rows} is not 0.
+     *
+     * @param dlogits where the gradient goes, or null to compute the loss only
+     * @throws IllegalArgumentException if a size is negative, {@code cols} is 0 with rows to do, a buffer
+     *     is too small, or a buffer or the stream belongs to another device
+     */
+    void lossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
+            DeviceBuffer loss, DeviceBuffer dlogits, float gradScale);
+}

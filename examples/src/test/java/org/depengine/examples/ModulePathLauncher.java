@@ -1,0 +1,50 @@
+package org.depengine.examples;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Launches an example the way the README does: a separate JVM on the module path built from
+ * target/classes and target/lib, so engines and devices (the plugin's included) are found through
+ * module-info {@code provides}, not META-INF/services.
+ */
+final class ModulePathLauncher {
+    /** What a launched example printed (stdout and stderr together) and its exit status. */
+    record Result(int exitCode, String output) {
+    }
+
+    private ModulePathLauncher() {
+    }
+
+    static Result launch(List<String> jvmOptions, String mainClass, String... args) throws IOException, InterruptedException {
+        Path target = Path.of("target");
+        List<String> path = new ArrayList<>();
+        path.add(target.resolve("classes").toString());
+        try (Stream<Path> jars = Files.list(target.resolve("lib"))) {
+            path.addAll(jars.map(Path::toString).sorted().collect(Collectors.toList()));
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("--enable-native-access=jocl,jcuda,org.depengine.device.cuda"); // as run-example does
+        cmd.addAll(jvmOptions);
+        cmd.add("--module-path");
+        cmd.add(String.join(File.pathSeparator, path));
+        cmd.add("-m");
+        cmd.add("org.depengine.examples/" + mainClass);
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the example did not finish");
+        return new Result(p.exitValue(), out);
+    }
+}
