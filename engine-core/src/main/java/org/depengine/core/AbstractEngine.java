@@ -326,9 +326,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
         // One op's registrations on all its variables must be atomic with respect to other pushes:
         // otherwise two concurrent pushes (X reads a writes b, Y reads b writes a) can each be granted
         // their read and queue their write behind the other's read, a cycle. The lock gives every push
-        // a place in one total order; completions never take it.
-        synchronized (registration) {
+        // a place in one total order; completions never take it. An op with one variable needs no
+        // lock: it is ordered against others on that variable alone, and the ops it is ordered against
+        // through that variable are already ordered among themselves, so no cycle can pass through it.
+        if (def.reads().length + def.writes().length <= 1) {
             cancelled = op.register();
+        } else {
+            synchronized (registration) {
+                cancelled = op.register();
+            }
         }
         if (op.dropGuard()) {
             dispatch(op, true);

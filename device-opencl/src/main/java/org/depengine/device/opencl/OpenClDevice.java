@@ -14,6 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.Context;
@@ -64,6 +67,8 @@ public final class OpenClDevice implements Device {
     private final AtomicLong eventsCreated = new AtomicLong();
     private final OpenClStream.HookPool hooks = new OpenClStream.HookPool(HOOK_POOL_LIMIT);
     private final AtomicInteger streamCount = new AtomicInteger();
+    /** Runs completion callbacks, in the order the driver reports them, on one daemon thread. */
+    private final ExecutorService completions;
     private final PrimitiveSet primitives = new PrimitiveSet(new OpenClMemcpy(this), new OpenClFill(this),
             new OpenClMatmul(this), new OpenClElementwise(this), new OpenClActivation(this),
             new OpenClSoftmaxCrossEntropy(this), new OpenClReduce(this));
@@ -76,6 +81,12 @@ public final class OpenClDevice implements Device {
         this.platform = info.platform();
         this.device = info.device();
         this.description = info.platformName() + ": " + info.deviceName();
+        String threadName = "depengine-" + ctx.deviceType() + ctx.deviceId() + "-completion";
+        this.completions = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
         cl_context_properties props = new cl_context_properties();
         props.addProperty(CL.CL_CONTEXT_PLATFORM, platform);
         // No context error callback: errors are reported by the calls themselves (exceptions are on).
@@ -243,6 +254,10 @@ public final class OpenClDevice implements Device {
 
     OpenClStream.HookPool hooks() {
         return hooks;
+    }
+
+    Executor completions() {
+        return completions;
     }
 
     @Override

@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #record()} enqueues a marker and flushes the queue (a flush is what lets another queue or
  * the host wait for it without a deadlock). {@link #waitFor} enqueues a barrier with the event in
  * its wait list, so the host never blocks for an event of the same device. {@link #onComplete} sets a
- * callback on a marker; OpenCL runs it on a driver thread. {@link #synchronize()} is
- * {@code clFinish}.
+ * callback on a marker; OpenCL reports it on a driver thread, and it runs on the device's completion
+ * thread. {@link #synchronize()} is {@code clFinish}.
  *
  * <p>No {@code cl_event} outlives the need for it: each is released once it is seen complete, and
  * each {@code record()} first releases those of the stream's earlier events that have completed.
@@ -51,7 +51,7 @@ public final class OpenClStream implements Stream {
     private static final Logger LOG = LoggerFactory.getLogger(OpenClStream.class);
 
     /** One shared JOCL callback object: the per-call state travels in the pooled {@link Hook}. */
-    private static final EventCallbackFunction ON_COMPLETE = (event, status, userData) -> ((Hook) userData).fire(status);
+    private static final EventCallbackFunction ON_COMPLETE = (event, status, userData) -> ((Hook) userData).handOff(status);
 
     private final OpenClDevice device;
     private final StreamKind kind;
@@ -148,7 +148,7 @@ public final class OpenClStream implements Stream {
 
     /**
      * Runs {@code callback} once the work enqueued so far is done: a marker with a completion
-     * callback. The callback runs on an OpenCL driver thread (never on the caller), must not block, and
+     * callback. The callback runs on the device's completion thread (never on the caller), must not block, and
      * should not call into OpenCL beyond enqueueing. If the marked work failed, the error is kept for
      * {@link #takeAsyncError()} and the callback still runs, so that nothing waits forever. An
      * exception thrown by the callback is kept the same way. Callbacks of successive calls may run
@@ -374,6 +374,17 @@ public final class OpenClStream implements Stream {
         }
 
         /** On the driver's thread: run the callback, release the marker, return to the pool. */
+        /**
+         * Called on the OpenCL driver's thread, which JOCL attaches to the JVM as a new Java thread for
+         * every callback: the work moves to the device's long-lived completion thread, so that engine
+         * completions (and whatever listens to them, e.g. a profiler keeping a buffer per thread) see
+         * one stable thread.
+         */
+        void handOff(int status) {
+            OpenClStream s = stream;
+            s.device.completions().execute(() -> fire(status));
+        }
+
         void fire(int status) {
             OpenClStream s = stream;
             Runnable cb = callback;

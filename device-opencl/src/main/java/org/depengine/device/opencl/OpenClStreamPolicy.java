@@ -7,7 +7,7 @@ import org.depengine.api.device.StreamPolicy;
 /**
  * The policy of every OpenCL stream: an op's function only enqueues work, so the op is launched when
  * the function returns and done when that work has finished. {@link #whenDone} enqueues a marker with
- * a completion callback and returns at once; the callback (on an OpenCL driver thread) runs
+ * a completion callback and returns at once; the callback (on the device's completion thread) runs
  * {@code done}.
  */
 final class OpenClStreamPolicy implements StreamPolicy {
