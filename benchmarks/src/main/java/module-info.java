@@ -1,0 +1,21 @@
+/**
+ * JMH benchmarks of the depengine engines against same-run baselines, and the generator of
+ * {@code benchmarks/RESULTS.md}. Run with {@code benchmarks/run.sh}; see {@code benchmarks/README.md}.
+ *
+ * <p>JMH's annotation processor generates the benchmark harness into
+ * {@code org.depengine.benchmarks.jmh_generated}, compiled into this module; JMH's runner
+ * instantiates those classes and the states reflectively, hence the {@code opens} to
+ * {@code jmh.core}. Nothing is exported: no other module builds on this one. The uber-jar
+ * ({@code target/benchmarks.jar}) runs on the class path, as JMH expects.
+ */
+module org.depengine.benchmarks {
+    requires org.depengine.api;
+    requires org.depengine.profiler;
+    requires org.depengine.device.opencl;
+    requires org.slf4j;
+    requires jmh.core;
+    requires dexecutor.core;
+
+    opens org.depengine.benchmarks to jmh.core;
+    opens org.depengine.benchmarks.jmh_generated to jmh.core;
+}

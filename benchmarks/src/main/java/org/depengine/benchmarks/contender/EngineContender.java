@@ -1,0 +1,137 @@
+package org.depengine.benchmarks.contender;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.FnProperty;
+import org.depengine.api.SyncFn;
+import org.depengine.api.VarHandle;
+import org.depengine.api.spi.EngineConfig;
+import org.depengine.benchmarks.workload.OpBody;
+import org.depengine.benchmarks.workload.OpList;
+import org.depengine.benchmarks.workload.Workload;
+import org.depengine.profiler.Profiler;
+
+/**
+ * An engine made with {@link Engine#create(String, EngineConfig)} (settings from the
+ * {@code depengine.*} system properties), with one variable per workload variable and, per op, its
+ * variable lists and function made up front, so the timed region holds only {@code pushSync} calls
+ * and {@code waitForAll}. With profiling on, a {@link Profiler} in mode ALL listens for the whole
+ * trial.
+ */
+final class EngineContender implements Contender {
+    private final Workload workload;
+    private final Engine engine;
+    private final Profiler profiler;
+    private final Context ctx;
+    private final VarHandle[] vars;
+    private final List<List<VarHandle>> reads;
+    private final List<List<VarHandle>> writes;
+    private final SyncFn[] fns;
+    private final String opName;
+    private long runs;
+    private boolean closed;
+
+    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling) {
+        this.workload = workload;
+        this.ctx = ctx;
+        this.engine = Engine.create(engineName, EngineConfig.fromSystemProperties());
+        this.profiler = profiling ? Profiler.builder().mode(Profiler.Mode.ALL).build().start(engine) : null;
+        OpList ops = workload.ops();
+        this.opName = ops.name();
+        vars = new VarHandle[ops.varCount()];
+        for (int v = 0; v < vars.length; v++) {
+            vars[v] = engine.newVariable("v" + v);
+        }
+        int n = ops.size();
+        reads = new ArrayList<>(n);
+        writes = new ArrayList<>(n);
+        fns = new SyncFn[n];
+        OpBody body = workload.body();
+        for (int i = 0; i < n; i++) {
+            reads.add(handles(ops.reads(i)));
+            writes.add(handles(ops.writes(i)));
+            int op = i;
+            fns[i] = rc -> body.run(op, rc.stream());
+        }
+        warmUp(ops);
+    }
+
+    /**
+     * Engines open devices and start worker groups on the first push to a context and property: one
+     * empty op per property the list uses does that here, outside the timed region.
+     */
+    private void warmUp(OpList ops) {
+        EnumSet<FnProperty> props = EnumSet.noneOf(FnProperty.class);
+        for (int i = 0; i < ops.size(); i++) {
+            props.add(ops.prop(i));
+        }
+        VarHandle scratch = engine.newVariable("warm-up");
+        for (FnProperty p : props) {
+            engine.pushSync(rc -> { }, ctx, List.of(), List.of(scratch), p, 0, "warm-up");
+        }
+        engine.waitForAll();
+    }
+
+    private List<VarHandle> handles(int[] ids) {
+        VarHandle[] out = new VarHandle[ids.length];
+        for (int k = 0; k < ids.length; k++) {
+            out[k] = vars[ids[k]];
+        }
+        return List.of(out);
+    }
+
+    @Override
+    public String name() {
+        return engine.name() + (profiler != null ? "+profiler" : "");
+    }
+
+    @Override
+    public void reset() {
+        workload.beforeRun();
+        runs++;
+    }
+
+    @Override
+    public void submit(int from, int to) {
+        OpList ops = workload.ops();
+        for (int i = from; i < to; i++) {
+            engine.pushSync(fns[i], ctx, reads.get(i), writes.get(i), ops.prop(i), 0, opName);
+        }
+    }
+
+    @Override
+    public void awaitAll() {
+        engine.waitForAll();
+    }
+
+    /** Each variable's version must be the runs so far times the writes per run. */
+    @Override
+    public void verify() {
+        long[] perRun = workload.ops().writesPerVar();
+        for (int v = 0; v < vars.length; v++) {
+            long expected = perRun[v] * runs;
+            if (vars[v].version() != expected) {
+                throw new IllegalStateException(name() + " on " + workload.ops() + ": variable " + v + " has version "
+                        + vars[v].version() + " after " + runs + " runs; expected " + expected);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (profiler != null) {
+                profiler.stop();
+            }
+        } finally {
+            engine.close();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package org.depengine.benchmarks.report;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes {@code RESULTS.md} from every {@code MODE-jdkN.json} in a results folder: a program,
+ * {@code java -cp benchmarks.jar org.depengine.benchmarks.report.ReportMain RESULTS_DIR OUT.md}.
+ * Sections: one per mode and JDK; each has the machine, the JDK, the targets (met / missed with the
+ * figures) and a table per workload shape.
+ */
+public final class ReportMain {
+    private ReportMain() {
+    }
+
+    /**
+     * Generates the report.
+     *
+     * @param args the results folder and the Markdown file to write
+     * @throws IOException if a file cannot be read or written
+     * @throws IllegalArgumentException for wrong arguments or a result file that is not JMH's JSON
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 2) {
+            throw new IllegalArgumentException("usage: ReportMain RESULTS_DIR OUT.md");
+        }
+        Path dir = Path.of(args[0]);
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
+        }
+        Files.writeString(Path.of(args[1]), Report.render(readAll(dir)), StandardCharsets.UTF_8);
+    }
+
+    /** Every run stored in {@code dir}, in file-name order. */
+    static List<RunData> readAll(Path dir) throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*-jdk*.json")) {
+            ds.forEach(files::add);
+        }
+        files.sort(null);
+        List<RunData> runs = new ArrayList<>();
+        for (Path f : files) {
+            runs.add(RunData.read(f));
+        }
+        return runs;
+    }
+}

@@ -1,0 +1,108 @@
+package org.depengine.benchmarks.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report from hand-made JMH results: figures, ratios and target verdicts. */
+class ReportTest {
+    private static String result(String benchmark, String params, double microsPerRun) {
+        return String.format(Locale.ROOT, "{\"benchmark\": \"org.depengine.benchmarks.%s\", \"mode\": \"avgt\", "
+                + "\"forks\": 1, \"warmupIterations\": 1, \"warmupTime\": \"1 s\", \"measurementIterations\": 3, "
+                + "\"measurementTime\": \"500 ms\", \"params\": {%s}, \"primaryMetric\": {\"score\": %f, "
+                + "\"scoreError\": \"NaN\", \"scorePercentiles\": {\"0.0\": %f, \"50.0\": %f, \"100.0\": %f}, "
+                + "\"scoreUnit\": \"us/op\"}, \"secondaryMetrics\": {}}",
+                benchmark, params, microsPerRun * 1.1, microsPerRun, microsPerRun, microsPerRun);
+    }
+
+    private static void write(Path dir, String name, List<String> results) throws Exception {
+        Files.writeString(dir.resolve(name + ".json"), "[" + String.join(",\n", results) + "]", StandardCharsets.UTF_8);
+        Properties p = MachineInfo.collect("quick");
+        p.setProperty(MachineInfo.CORES, "2");
+        p.setProperty(MachineInfo.CPU, "Test CPU 9000");
+        try (var out = Files.newOutputStream(dir.resolve(name + ".properties"))) {
+            p.store(out, null);
+        }
+    }
+
+    @Test
+    void targetsAreJudgedFromTheSameRun(@TempDir Path dir) throws Exception {
+        List<String> r = new ArrayList<>();
+        int chain = 1 << 16;
+        r.add(result("LinearChain.baseline", "\"baseline\": \"serial\"", chain * 0.005));
+        r.add(result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.100));
+        r.add(result("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.200));
+        r.add(result("RandomDag.baseline", "\"shape\": \"mxnet\", \"baseline\": \"serial\"", 500));
+        r.add(result("RandomDag.baseline", "\"shape\": \"mxnet\", \"baseline\": \"cf\"", 5000));
+        r.add(result("RandomDag.engine", "\"shape\": \"mxnet\", \"engine\": \"perdevice\", \"profiling\": \"off\"", 2000));
+        r.add(result("RandomDag.engine", "\"shape\": \"mxnet\", \"engine\": \"perdevice\", \"profiling\": \"on\"", 3000));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"copyLane\"", 3200));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"computeLane\"", 3300));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"serial\"", 6500));
+        r.add(result("ComputeCopyOverlap.engine", "\"device\": \"cpu\", \"engine\": \"perdevice\"", 3500));
+        r.add(result("CpuParallel.baseline", "\"grainMicros\": \"100\", \"baseline\": \"serial\"", 10_000));
+        r.add(result("CpuParallel.engine", "\"grainMicros\": \"100\", \"engine\": \"perdevice\"", 5_100));
+        r.add(result("PushCost.pushEngine", "\"ops\": \"independent\", \"engine\": \"perdevice\"", 0.25));
+        r.add(result("PushCost.pushBaseline", "\"ops\": \"independent\", \"baseline\": \"fjp\"", 0.05));
+        write(dir, "quick-jdk17", r);
+        write(dir, "full-jdk25", List.of(result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.3)));
+
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        assertTrue(md.indexOf("## quick · JDK 17") < md.indexOf("## full · JDK 25"), md);
+        assertTrue(md.contains("2 cores, Test CPU 9000"), md);
+        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | perdevice | 100 ns/op | met |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | pooled | 200 ns/op | **missed** |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | perdevice | 300 ns/op | **missed** |"), md); // JDK 25 section
+        assertTrue(md.contains("| RandomDag mxnet: overhead ≤ 300 ns/op | perdevice | overhead 150 ns/op"), md);
+        assertTrue(md.contains("vs cf 5.00 ms per run: 2.50× | met |"), md);
+        assertTrue(md.contains("| RandomDag mxnet: profiling on ≤ 2× per op | perdevice | 300 ns/op on vs 200 ns/op off: 1.50× | met |"), md);
+        assertTrue(md.contains("| ComputeCopyOverlap (cpu): ≥ 0.9 of ideal | perdevice | 0.94 of ideal"), md);
+        assertTrue(md.contains("| CpuParallel G=100 µs: speed-up ≥ 1.9× | perdevice | speed-up 1.96×"), md);
+        assertTrue(md.contains("| RandomDag wide: overhead ≤ 300 ns/op | perdevice | – | no data |"), md);
+        // engine row of RandomDag mxnet: 200 ns/op, 150 overhead, 0.25× speed-up, 2.50× cf
+        assertTrue(md.contains("| perdevice | 2.00 ms | – | 200 | 150 | 0.25× | 0.25 | 2.50× |"), md);
+        assertTrue(md.contains("| perdevice | 250 | – | 0.20× |"), md); // PushCost vs fjp
+        assertTrue(md.contains("METG"), md);
+    }
+
+    @Test
+    void aFileThatIsNotJmhsIsRefused(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("quick-jdk17.json"), "{\"not\": \"jmh\"}");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ReportMain.main(new String[] {dir.toString(), dir.resolve("out.md").toString()}));
+        assertTrue(e.getMessage().contains("not a JMH result file"), e.getMessage());
+    }
+
+    @Test
+    void anEmptyResultsFolderSaysHowToFillIt(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        assertTrue(Files.readString(out).contains("No results yet: run `benchmarks/run.sh quick`"));
+    }
+
+    @Test
+    void sectionLinksUseGithubAnchors() {
+        assertEquals("quick--jdk-17", Report.anchor("quick · JDK 17"));
+    }
+
+    @Test
+    void unitsAreConvertedToNanoseconds() {
+        assertEquals(1e3, RunData.toNanos("us/op"));
+        assertEquals(1e6, RunData.toNanos("ms/op"));
+        assertEquals(1, RunData.toNanos("ns/op"));
+        assertThrows(IllegalArgumentException.class, () -> RunData.toNanos("ops/s"));
+    }
+}
