@@ -6,6 +6,12 @@ module org.depengine.testkit {
     requires transitive org.depengine.api;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
+    requires java.management; // heap and live-object figures of the soak program
 
     exports org.depengine.testkit;
+
+    // Stand-in devices for the device errors of MisuseConformance (also listed in each engine's
+    // test resources, META-INF/services, for class-path runs).
+    provides org.depengine.api.device.DeviceProvider
+            with org.depengine.testkit.TestDeviceProviders.Unavailable, org.depengine.testkit.TestDeviceProviders.Empty;
 }

@@ -54,6 +54,19 @@ public abstract class EngineTestBase {
             this.pusher = pusher;
         }
 
+        /** The op's callback, for tests that complete it themselves (then {@link #joinPusher()}). */
+        public org.depengine.api.CallbackOnComplete callback() {
+            return callback;
+        }
+
+        /** Joins the thread that pushed the op (bounded); the naive engine's push returns only once the op completed. */
+        public void joinPusher() throws InterruptedException {
+            pusher.join(BOUND.toMillis());
+            if (pusher.isAlive()) {
+                throw new AssertionError("the push of a held op did not return after it completed");
+            }
+        }
+
         /** Completes the op, and joins the thread that pushed it (the naive engine's push returns only now). */
         public void complete() throws InterruptedException {
             callback.complete();
@@ -79,6 +92,42 @@ public abstract class EngineTestBase {
             Thread.onSpinWait();
         }
         return new Held(cb.get(), pusher);
+    }
+
+    /**
+     * Runs {@code push} on a helper thread and returns once the push has registered its op: on a
+     * threaded engine when the push has returned; on the naive engine (whose push blocks until the op
+     * ran) when the helper is parked waiting for its op, or done. Join the returned thread (bounded)
+     * once the op can run.
+     */
+    protected Thread pushInBackground(String name, Runnable push) {
+        Thread t = new Thread(push, "background-pusher-" + name);
+        t.start();
+        awaitThread(t, s -> s == Thread.State.TERMINATED || (!threaded() && s == Thread.State.WAITING),
+                "the background push of '" + name + "' to register");
+        return t;
+    }
+
+    /**
+     * Polls {@code t}'s state until {@code done} accepts it, failing after {@link #BOUND}. A wait for a
+     * condition, not a sleep: it returns as soon as the thread gets there.
+     */
+    protected static void awaitThread(Thread t, java.util.function.Predicate<Thread.State> done, String what) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (!done.test(t.getState())) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what + "; thread " + t.getName() + " is " + t.getState());
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Joins {@code t} within {@link #BOUND}, failing if it is still alive. */
+    protected static void joinBounded(Thread t) throws InterruptedException {
+        t.join(BOUND.toMillis());
+        if (t.isAlive()) {
+            throw new AssertionError("thread " + t.getName() + " did not finish within " + BOUND);
+        }
     }
 
     @BeforeEach

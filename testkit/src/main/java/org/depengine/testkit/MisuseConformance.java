@@ -157,4 +157,129 @@ public abstract class MisuseConformance extends EngineTestBase {
         assertEquals(1, seen[0]);
         assertEquals(2, seen[1]);
     }
+
+    @Test
+    void anUnavailableDeviceGivesTheReasonAndRegistersNothing() {
+        VarHandle v = engine.newVariable("v");
+        Context off = Context.of(TestDeviceProviders.UNAVAILABLE_TYPE, 0);
+        assertMessage(IllegalStateException.class, () -> engine.pushSync(NOP, off, List.of(), List.of(v)),
+                TestDeviceProviders.UNAVAILABLE_TYPE, "unavailable", TestDeviceProviders.UNAVAILABLE_REASON);
+        assertMessage(IllegalStateException.class,
+                () -> engine.pushAsync(ANOP, off, List.of(v), List.of(), FnProperty.ASYNC, 0, "x"), "unavailable");
+        engine.waitForAll();
+        assertEquals(0, v.version(), "a push that throws has registered nothing");
+        engine.pushSync(NOP, Context.cpu(), List.of(), List.of(v)); // not blocked by the refused pushes
+        engine.waitForVar(v, BOUND);
+        assertEquals(1, v.version());
+    }
+
+    @Test
+    void aDeviceIdThatDoesNotExistIsNamed() {
+        VarHandle v = engine.newVariable("v");
+        Context missing = Context.of(TestDeviceProviders.EMPTY_TYPE, 3);
+        assertMessage(IllegalArgumentException.class, () -> engine.pushSync(NOP, missing, List.of(), List.of(v)),
+                TestDeviceProviders.EMPTY_TYPE + ":3", "does not exist", "0 device(s)");
+        engine.waitForAll();
+        assertEquals(0, v.version());
+    }
+
+    @Test
+    void everyPushAfterCloseNamesTheEngineAndTheOp() {
+        VarHandle v = engine.newVariable("v");
+        OprHandle op = engine.newOperator(ANOP, List.of(), List.of(v), FnProperty.NORMAL, "reusable");
+        engine.close();
+        String name = engineName();
+        assertMessage(IllegalStateException.class,
+                () -> engine.pushSync(NOP, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "late-sync"),
+                "'" + name + "'", "closed", "late-sync", "create a new engine");
+        assertMessage(IllegalStateException.class,
+                () -> engine.pushAsync(ANOP, Context.cpu(), List.of(), List.of(v), FnProperty.ASYNC, 0, "late-async"),
+                "closed", "late-async");
+        assertMessage(IllegalStateException.class, () -> engine.push(op, Context.cpu(), 0, false), "closed", "reusable");
+        assertMessage(IllegalStateException.class, () -> engine.deleteVariable(NOP, Context.cpu(), v), "closed");
+        assertEquals(0, v.version());
+    }
+
+    @Test
+    void aBoundedWaitForVarThatRunsOutNamesTheVariableTheWriterAndTheEngine() throws Exception {
+        VarHandle v = engine.newVariable("slow-output");
+        Held writer = pushHeld(List.of(), List.of(v), "slow-writer");
+        try {
+            assertMessage(org.depengine.api.WaitTimeoutException.class, () -> engine.waitForVar(v, java.time.Duration.ofMillis(20)),
+                    "waitForVar(slow-output)", "timed out", "slow-writer", "'" + engineName() + "'");
+        } finally {
+            writer.complete();
+        }
+        engine.waitForVar(v, BOUND);
+    }
+
+    @Test
+    void aBoundedWaitForAllThatRunsOutSaysWhatIsPending() throws Exception {
+        Held writer = pushHeld(List.of(), List.of(engine.newVariable("slow-output")), "slow-writer");
+        try {
+            assertMessage(org.depengine.api.WaitTimeoutException.class, () -> engine.waitForAll(java.time.Duration.ofMillis(20)),
+                    "waitForAll()", "timed out", "pending", "'" + engineName() + "'");
+        } finally {
+            writer.complete();
+        }
+        engine.waitForAll(BOUND);
+    }
+
+    @Test
+    void aNullTimeoutIsNamed() {
+        VarHandle v = engine.newVariable("v");
+        assertMessage(NullPointerException.class, () -> engine.waitForVar(v, null), "timeout");
+        assertMessage(NullPointerException.class, () -> engine.waitForAll(null), "timeout");
+    }
+
+    @Test
+    void handlesOfAnotherEngineAreRefusedByEveryCall() {
+        try (Engine other = newEngine()) {
+            VarHandle foreign = other.newVariable("foreign");
+            OprHandle foreignOp = other.newOperator(ANOP, List.of(), List.of(), FnProperty.NORMAL, "foreign-op");
+            VarHandle mine = engine.newVariable("mine");
+            assertMessage(IllegalArgumentException.class,
+                    () -> engine.pushSync(NOP, Context.cpu(), List.of(), List.of(mine, foreign)), "mutableVars[1]", "foreign", "another engine");
+            assertMessage(IllegalArgumentException.class, () -> engine.waitForVar(foreign), "foreign", "another engine");
+            assertMessage(IllegalArgumentException.class, () -> engine.waitForVar(foreign, BOUND), "foreign", "another engine");
+            assertMessage(IllegalArgumentException.class, () -> engine.deleteVariable(NOP, Context.cpu(), foreign), "foreign", "another engine");
+            assertMessage(IllegalArgumentException.class, () -> engine.deleteOperator(foreignOp), "foreign-op", "another engine");
+            assertMessage(IllegalArgumentException.class,
+                    () -> engine.newOperator(ANOP, List.of(foreign), List.of(), FnProperty.NORMAL, "op"), "foreign", "another engine");
+            engine.waitForAll();
+            assertEquals(0, mine.version(), "nothing was registered");
+            assertEquals(0, foreign.version());
+        }
+    }
+
+    @Test
+    void aDeletedVariableCannotBeUsedByANewOperatorOrAWait() {
+        VarHandle v = engine.newVariable("freed-buffer");
+        engine.deleteVariable(NOP, Context.cpu(), v);
+        assertMessage(IllegalStateException.class,
+                () -> engine.newOperator(ANOP, List.of(), List.of(v), FnProperty.NORMAL, "late-op"), "freed-buffer", "deleted", "late-op");
+        assertMessage(IllegalStateException.class, () -> engine.waitForVar(v, BOUND), "freed-buffer", "deleted");
+    }
+
+    @Test
+    void waitsInsideAnOpSayWhatToDoInstead() {
+        VarHandle v = engine.newVariable("v");
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        engine.pushSync(ctx -> {
+            try {
+                engine.waitForVar(engine.newVariable("other"), BOUND);
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "impatient");
+        engine.waitForVar(v, BOUND);
+        IllegalStateException e = assertInstanceOf(IllegalStateException.class, thrown.get());
+        assertTrue(e.getMessage().contains("waitForVar(other)") && e.getMessage().contains("'impatient'")
+                && e.getMessage().contains("Push a dependent op instead"), e.getMessage());
+    }
+
+    @Test
+    void aNullEngineNameIsNamed() {
+        assertMessage(NullPointerException.class, () -> Engine.create(null), "name");
+    }
 }

@@ -85,19 +85,31 @@ public abstract class ThreadedConformance extends EngineTestBase {
     protected abstract Map<String, String> singleWorkerSettings();
 
     @Test
-    void creatingAndClosing200EnginesLeavesNoThreads() {
-        for (int i = 0; i < 200; i++) {
-            try (Engine e = newEngine()) {
-                VarHandle v = e.newVariable();
-                e.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(v));
-                e.pushSync(ctx -> { }, Context.cpu(1), List.of(v), List.of());
-            }
+    @org.junit.jupiter.api.Disabled("BUG: WorkerGroup never clears an interrupt an op left on its worker: the next ops on"
+            + " that worker start interrupted, and the idle worker spins (park() returns at once) until close")
+    void anInterruptSetByAnOpDoesNotLeakIntoTheNextOpsOnItsWorker() {
+        // Like a thread pool, a worker must not hand an op's interrupt status to the ops it runs next
+        // (an op that waits on a latch or a queue would fail at once), nor spin in its idle loop.
+        VarHandle v = engine.newVariable("v");
+        List<String> leaks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 20; i++) {
+            engine.pushSync(ctx -> {
+                ran.incrementAndGet();
+                Thread.currentThread().interrupt();
+            }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "interrupter-" + i);
+            // Released by the interrupter on its own thread, so it runs next on that worker.
+            String name = "successor-" + i;
+            engine.pushSync(ctx -> {
+                ran.incrementAndGet();
+                if (Thread.currentThread().isInterrupted()) {
+                    leaks.add(name + " on " + Thread.currentThread().getName());
+                }
+            }, Context.cpu(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, name);
         }
-        engine.close();
-        String prefix = "depengine-" + engineName() + "-";
-        long alive = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith(prefix) && t.isAlive()).count();
-        assertEquals(0, alive, "engine threads left running after close");
+        engine.waitForAll(BOUND);
+        assertEquals(40, ran.get());
+        assertEquals(List.of(), leaks, "ops started with the interrupt status an earlier op had set on their worker");
     }
 
     @Test
