@@ -366,8 +366,6 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("BUG: waitForAll(Duration)'s WaitTimeoutException gives only a count of pending ops;"
-            + " Engine's Javadoc says the message lists what is pending")
     void aWaitForAllTimeoutNamesTheOpItIsStillWaitingFor() throws Exception {
         Held stuck = pushHeld(List.of(), List.of(engine.newVariable("stuck-var")), "never-completes");
         try {

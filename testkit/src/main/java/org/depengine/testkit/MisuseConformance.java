@@ -178,7 +178,7 @@ public abstract class MisuseConformance extends EngineTestBase {
         VarHandle v = engine.newVariable("v");
         Context missing = Context.of(TestDeviceProviders.EMPTY_TYPE, 3);
         assertMessage(IllegalArgumentException.class, () -> engine.pushSync(NOP, missing, List.of(), List.of(v)),
-                TestDeviceProviders.EMPTY_TYPE + ":3", "does not exist", "0 device(s)");
+                TestDeviceProviders.EMPTY_TYPE + ":3", "does not exist", "no device of type '" + TestDeviceProviders.EMPTY_TYPE + "' found");
         engine.waitForAll();
         assertEquals(0, v.version());
     }

@@ -85,8 +85,6 @@ public abstract class ThreadedConformance extends EngineTestBase {
     protected abstract Map<String, String> singleWorkerSettings();
 
     @Test
-    @org.junit.jupiter.api.Disabled("BUG: WorkerGroup never clears an interrupt an op left on its worker: the next ops on"
-            + " that worker start interrupted, and the idle worker spins (park() returns at once) until close")
     void anInterruptSetByAnOpDoesNotLeakIntoTheNextOpsOnItsWorker() {
         // Like a thread pool, a worker must not hand an op's interrupt status to the ops it runs next
         // (an op that waits on a latch or a queue would fail at once), nor spin in its idle loop.

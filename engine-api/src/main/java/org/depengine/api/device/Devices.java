@@ -81,8 +81,9 @@ public final class Devices {
         }
         int count = p.deviceCount();
         if (ctx.deviceId() >= count) {
-            throw new IllegalArgumentException("device " + ctx + " does not exist: " + count + " device(s) of type '"
-                    + ctx.deviceType() + "' found (ids 0.." + (count - 1) + ")");
+            throw new IllegalArgumentException("device " + ctx + " does not exist: " + (count == 0
+                    ? "no device of type '" + ctx.deviceType() + "' found"
+                    : count + " device(s) of type '" + ctx.deviceType() + "' found (ids 0.." + (count - 1) + ")"));
         }
         return p.device(ctx.deviceId());
     }

@@ -207,6 +207,10 @@ public final class WorkerGroup {
             try {
                 while (true) {
                     runner.run(op, stream);
+                    // An op may leave its thread interrupted: like a thread pool, do not pass that on to
+                    // the next op (its first blocking call would fail) nor to park() (which would return
+                    // at once, so the idle worker would spin). The engine never interrupts its workers.
+                    Thread.interrupted();
                     op = next;
                     next = null;
                     if (op == null) {
