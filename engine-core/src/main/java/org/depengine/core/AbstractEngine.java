@@ -81,6 +81,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final PendingOps pending = new PendingOps();
     private final ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
     private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
+    private volatile LastSlot lastSlot; // the slot looked up last: most pushes go to the same context
+
+    private record LastSlot(Context key, DeviceSlot slot) {
+    }
     private final Object lifecycle = new Object();
     private final Object registration = new Object();
     private volatile OpListener listener; // null when nobody listens: the one volatile read per push
@@ -255,7 +259,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
             if (h == null) {
                 throw new NullPointerException(arg + "[" + i + "] is null");
             }
-            Var v = ownVar(h, arg + "[" + i + "]");
+            if (!(h instanceof Var) || ((Var) h).owner() != this) {
+                ownVar(h, arg + "[" + i + "]"); // throws, naming the argument (built only here: pushes are hot)
+            }
+            Var v = (Var) h;
             requireLive(v, opName == null ? "<unnamed>" : opName);
             boolean dup = seen != null ? seen.put(v, Boolean.TRUE) != null : indexOf(out, k, v) >= 0;
             if (!dup) {
@@ -299,10 +306,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** The device slot of a context, opened on first use. */
     protected final DeviceSlot slot(Context ctx) {
+        LastSlot last = lastSlot;
+        if (last != null && last.key == ctx) {
+            return last.slot; // a pusher usually pushes to the same Context instance again and again
+        }
         DeviceSlot s = devices.get(ctx);
         if (s == null) {
             s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(Devices.device(c)));
         }
+        lastSlot = new LastSlot(ctx, s);
         return s;
     }
 

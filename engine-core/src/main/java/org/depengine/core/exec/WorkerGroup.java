@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * worker's own slot and run next on the same thread: no queue round trip and no wake-up, so a chain of
  * dependent ops does not pay a park/unpark per link.
  *
- * <p>Idle workers spin briefly, then park; an idle group burns no CPU.
+ * <p>Idle workers spin briefly (yielding the core), then park; an idle group burns no CPU.
  */
 public final class WorkerGroup {
     /*
@@ -34,7 +34,12 @@ public final class WorkerGroup {
      * submitter sees the parked worker. Whoever clears a parked flag decrements parkedCount.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
-    private static final long SPIN_NANOS = 20_000;      // ~ the cost of one park/unpark hand-off
+    // An idle worker first busy-spins briefly, then spins with Thread.yield(), then parks. Yielding
+    // matters when threads outnumber cores (the pusher plus a worker per core): a busy-spinning idle
+    // worker would take the core the pusher needs to produce its next op. Measured with the JMH suite
+    // on 2 cores: yielding halved RandomDag's per-op time against busy-spinning for 20 µs.
+    private static final long SPIN_NANOS = 50_000;
+    private static final long BUSY_SPIN_NANOS = 2_000;
     private static final int LOCAL_RUN_BUDGET = 128;    // local successors run in a row before yielding to the queue
     private static final Comparator<OprBlock> BY_PRIORITY =
             Comparator.comparingInt(OprBlock::priority).reversed().thenComparingLong(OprBlock::id);
@@ -237,8 +242,13 @@ public final class WorkerGroup {
                 if (stopping) {
                     return null;
                 }
-                if (System.nanoTime() < spinUntil) {
-                    Thread.onSpinWait();
+                long now = System.nanoTime();
+                if (now < spinUntil) {
+                    if (spinUntil - now > SPIN_NANOS - BUSY_SPIN_NANOS) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
                     continue;
                 }
                 parked = true;
@@ -253,7 +263,7 @@ public final class WorkerGroup {
                 if (op != null) {
                     return op;
                 }
-                spinUntil = System.nanoTime() + SPIN_NANOS / 4; // woken: work is likely close behind
+                spinUntil = System.nanoTime() + SPIN_NANOS; // woken: work is likely close behind
             }
         }
     }

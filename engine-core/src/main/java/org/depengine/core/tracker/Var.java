@@ -3,7 +3,8 @@ package org.depengine.core.tracker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.depengine.api.VarHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * A variable and its dependency queue. Ops register on it in push order: a read with
@@ -15,7 +16,7 @@ import org.depengine.api.VarHandle;
  * registration lock around {@link OprBlock#register()}); otherwise two concurrent pushes could each
  * hold a read the other's write waits for. Completions need no such lock.
  */
-public final class Var implements VarHandle {
+public final class Var implements org.depengine.api.VarHandle {
     /*
      * Implementation overview.
      *
@@ -27,7 +28,7 @@ public final class Var implements VarHandle {
      *   readers       >= 0: the number of reads that were released and have not completed.
      *                 WRITING (-1): pendingWrite itself has been released (is running).
      *
-     * Invariants (under the monitor):
+     * Invariants (under the lock):
      *   I1  pendingWrite == null  <=>  tail == null  (the FIFO is empty)
      *   I2  readers == WRITING    =>   pendingWrite != null and it has been released
      *   I3  pendingWrite != null and readers > 0  =>  those readers were released before pendingWrite
@@ -45,7 +46,7 @@ public final class Var implements VarHandle {
      *                  the next write, if any, becomes pendingWrite and is released at once if no reads
      *                  came between; the FIFO empties if nothing follows.
      *
-     * Releasing (decrementing an op's wait counter, which may dispatch it) happens after the monitor is
+     * Releasing (decrementing an op's wait counter, which may dispatch it) happens after the lock is
      * released: a detached run of nodes is walked outside the lock. Nodes leave the FIFO when released and
      * are never linked again, so nobody else writes their next pointers after detachment, except that
      * the tail's next is written by an append - and a detached run never contains the tail of the live
@@ -55,7 +56,7 @@ public final class Var implements VarHandle {
      * to the variable before releasing the successors, so they see it when they start. Reported
      * failures are ignored (Failure.isActive).
      *
-     * Deletion: deleted is set, under the monitor, by the append of the deleting write; later appends
+     * Deletion: deleted is set, under the lock, by the append of the deleting write; later appends
      * refuse, so nothing queues behind a deletion.
      *
      * Fences (release at launch, see OprBlock): an op that completes its access at launch may still be
@@ -70,14 +71,31 @@ public final class Var implements VarHandle {
      */
 
     private static final int WRITING = -1;
+    private static final VarHandle LOCK;
+    private static final VarHandle VERSION;
+    private static final int SPINS_BEFORE_YIELD = 64;
+
+    static {
+        try {
+            LOCK = MethodHandles.lookup().findVarHandle(Var.class, "lock", int.class);
+            VERSION = MethodHandles.lookup().findVarHandle(Var.class, "version", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Object owner;
     private final String name;
-    private volatile long version;
+    private long version; // written under the lock with release semantics, read with acquire (VERSION)
     private volatile boolean deleted;
     private volatile Failure failure;
 
-    // guarded by this
+    // The lock guarding the fields below: a test-and-test-and-set spin lock. Every critical section is
+    // a handful of field updates and never blocks, so spinning beats a monitor, which the pusher and
+    // the completing workers would otherwise inflate by contending on a hot variable.
+    @SuppressWarnings("unused") // accessed through LOCK
+    private volatile int lock;
+    // guarded by lock
     private Node pendingWrite;
     private Node tail;
     private int readers;
@@ -118,7 +136,7 @@ public final class Var implements VarHandle {
 
     @Override
     public long version() {
-        return version;
+        return (long) VERSION.getAcquire(this);
     }
 
     /** Whether a deletion has been appended. */
@@ -136,13 +154,23 @@ public final class Var implements VarHandle {
      * Whether a write is queued or running (reads alone do not count), including a write that was
      * released at launch and whose device work is not done yet.
      */
-    public synchronized boolean hasPendingWrite() {
-        return pendingWrite != null || (fenceWriter != null && fenceWriter.isFence());
+    public boolean hasPendingWrite() {
+        lock();
+        try {
+            return pendingWrite != null || (fenceWriter != null && fenceWriter.isFence());
+        } finally {
+            unlock();
+        }
     }
 
     /** The op of the oldest pending write, for diagnostics; null if none. */
-    public synchronized OprBlock pendingWriter() {
-        return pendingWrite == null ? null : pendingWrite.op;
+    public OprBlock pendingWriter() {
+        lock();
+        try {
+            return pendingWrite == null ? null : pendingWrite.op;
+        } finally {
+            unlock();
+        }
     }
 
     /**
@@ -151,7 +179,8 @@ public final class Var implements VarHandle {
      * @return false, registering nothing, if the variable is deleted
      */
     public boolean appendRead(OprBlock op) {
-        synchronized (this) {
+        lock();
+        try {
             if (deleted) {
                 return false;
             }
@@ -163,6 +192,8 @@ public final class Var implements VarHandle {
             if (fenceWriter != null) {
                 passFences(op, false);
             }
+        } finally {
+            unlock();
         }
         op.releasedDuringPush();
         return true;
@@ -176,7 +207,8 @@ public final class Var implements VarHandle {
      */
     public boolean appendWrite(OprBlock op, boolean deletes) {
         Node node = new Node(op, true);
-        synchronized (this) {
+        lock();
+        try {
             if (deleted) {
                 return false;
             }
@@ -196,6 +228,8 @@ public final class Var implements VarHandle {
             if (fenceWriter != null || fenceReaderCount != 0) {
                 passFences(op, true);
             }
+        } finally {
+            unlock();
         }
         op.releasedDuringPush();
         return true;
@@ -209,7 +243,8 @@ public final class Var implements VarHandle {
     /** A read by {@code op} completed. */
     public void completeRead(OprBlock op) {
         OprBlock writer = null;
-        synchronized (this) {
+        lock();
+        try {
             if (op.isLaunched()) {
                 addFenceReader(op);
             }
@@ -220,6 +255,8 @@ public final class Var implements VarHandle {
                     passFences(writer, true);
                 }
             }
+        } finally {
+            unlock();
         }
         if (writer != null) {
             writer.release(op);
@@ -237,9 +274,11 @@ public final class Var implements VarHandle {
         int reads = 0;
         OprBlock nextWriter = null;
         boolean fence = op.isLaunched();
-        synchronized (this) {
+        lock();
+        try {
             if (counts) {
-                version++;
+                // A release store: a volatile one would add a full fence inside the critical section.
+                VERSION.setRelease(this, version + 1);
             }
             if (fence) {
                 // It was released behind the older fences, so waiting for it waits for them.
@@ -278,6 +317,8 @@ public final class Var implements VarHandle {
                     passFences(nextWriter, true);
                 }
             }
+        } finally {
+            unlock();
         }
         // The released nodes are detached: only this thread touches them now.
         for (Node r = firstRead; reads > 0; r = r.next, reads--) {
@@ -294,7 +335,31 @@ public final class Var implements VarHandle {
         }
     }
 
-    /** Under the monitor: hands {@code to} the fences it must respect; drops those already done. */
+    private void lock() {
+        if (!LOCK.compareAndSet(this, 0, 1)) {
+            contendedLock();
+        }
+    }
+
+    private void contendedLock() {
+        int spins = 0;
+        while (true) {
+            if ((int) LOCK.getOpaque(this) == 0 && LOCK.compareAndSet(this, 0, 1)) {
+                return;
+            }
+            if (++spins < SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield(); // the holder may have been descheduled: let it run
+            }
+        }
+    }
+
+    private void unlock() {
+        LOCK.setRelease(this, 0);
+    }
+
+    /** Under the lock: hands {@code to} the fences it must respect; drops those already done. */
     private void passFences(OprBlock to, boolean write) {
         OprBlock w = fenceWriter;
         if (w != null) {
@@ -313,7 +378,7 @@ public final class Var implements VarHandle {
         }
     }
 
-    /** Under the monitor. */
+    /** Under the lock. */
     private void clearFenceReaders() {
         if (fenceReaderCount != 0) {
             Arrays.fill(fenceReaders, 0, fenceReaderCount, null);
@@ -321,7 +386,7 @@ public final class Var implements VarHandle {
         }
     }
 
-    /** Under the monitor: forgets the fences whose device work is done. */
+    /** Under the lock: forgets the fences whose device work is done. */
     private void pruneFences() {
         if (fenceWriter != null && !fenceWriter.isFence()) {
             fenceWriter = null;
@@ -338,7 +403,7 @@ public final class Var implements VarHandle {
         fenceReaderCount = n;
     }
 
-    /** Under the monitor: remembers a read completed at launch, compacting away reads already done. */
+    /** Under the lock: remembers a read completed at launch, compacting away reads already done. */
     private void addFenceReader(OprBlock op) {
         if (fenceReaders == null) {
             fenceReaders = new OprBlock[4];
@@ -358,13 +423,18 @@ public final class Var implements VarHandle {
     }
 
     /** Under diagnostics: a snapshot of this variable's queue; see {@link VarSnapshot}. */
-    public synchronized VarSnapshot snapshot() {
-        List<OprBlock> queued = new ArrayList<>();
-        for (Node n = pendingWrite; n != null; n = n.next) {
-            queued.add(n.op);
+    public VarSnapshot snapshot() {
+        lock();
+        try {
+            List<OprBlock> queued = new ArrayList<>();
+            for (Node n = pendingWrite; n != null; n = n.next) {
+                queued.add(n.op);
+            }
+            return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,
+                    fenceWriter != null && fenceWriter.isFence() ? fenceWriter : null);
+        } finally {
+            unlock();
         }
-        return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,
-                fenceWriter != null && fenceWriter.isFence() ? fenceWriter : null);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package org.depengine.engine.perdevice;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -49,6 +50,8 @@ final class PerDeviceEngine extends AbstractEngine {
     private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
     private volatile WorkerGroup cpuPriority;
+    // CPU groups by device id, for a lookup without hashing or boxing on every push
+    private volatile WorkerGroup[] cpuById = new WorkerGroup[0];
 
     /** The roles of a non-CPU device's worker groups. */
     private enum Role {
@@ -141,18 +144,29 @@ final class PerDeviceEngine extends AbstractEngine {
                 WorkerGroup p = cpuPriority;
                 return p != null ? p : cpuPriorityGroup();
             }
-            WorkerGroup g = cpuGroups.get(ctx.deviceId());
-            if (g == null) {
-                g = cpuGroups.computeIfAbsent(ctx.deviceId(), id ->
-                        new WorkerGroup(this, threadName("cpu" + id + "-worker"), cpuWorkers, false, this::run, null));
-            }
-            return g;
+            int id = ctx.deviceId();
+            WorkerGroup[] byId = cpuById;
+            WorkerGroup g = id < byId.length ? byId[id] : null;
+            return g != null ? g : cpuGroup(id);
         }
         DeviceGroups d = deviceGroups.get(ctx);
         if (d == null) {
             d = deviceGroups.computeIfAbsent(ctx, c -> new DeviceGroups(slot));
         }
         return d.forProperty(prop);
+    }
+
+    /** Makes the worker group of a CPU id on first use; the lookup array is replaced, never mutated. */
+    private synchronized WorkerGroup cpuGroup(int id) {
+        WorkerGroup g = cpuGroups.computeIfAbsent(id, i ->
+                new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run, null));
+        WorkerGroup[] byId = cpuById;
+        if (id >= byId.length || byId[id] == null) {
+            WorkerGroup[] next = Arrays.copyOf(byId, Math.max(byId.length, id + 1));
+            next[id] = g;
+            cpuById = next;
+        }
+        return g;
     }
 
     private synchronized WorkerGroup cpuPriorityGroup() {
