@@ -1,6 +1,7 @@
 package org.depengine.benchmarks;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import org.depengine.benchmarks.contender.Contender;
 import org.depengine.benchmarks.workload.OpBody;
@@ -213,9 +214,24 @@ public class PushCost {
 
     private static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
+        // A managed block: inside a ForkJoinPool (the fjp and cf baselines) it tells the pool that this
+        // worker blocks, so a second blocker is not left queued behind it (seen with 2 workers: the
+        // pool did not wake its other worker for 30 s). Elsewhere it simply waits.
+        ForkJoinPool.ManagedBlocker blocker = new ForkJoinPool.ManagedBlocker() {
+            @Override
+            public boolean block() throws InterruptedException {
+                latch.await();
+                return true;
+            }
+
+            @Override
+            public boolean isReleasable() {
+                return latch.getCount() == 0;
+            }
+        };
         while (true) {
             try {
-                latch.await();
+                ForkJoinPool.managedBlock(blocker);
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
