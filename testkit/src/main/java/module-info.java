@@ -10,8 +10,8 @@ module org.depengine.testkit {
 
     exports org.depengine.testkit;
 
-    // Stand-in devices for the device errors of MisuseConformance (also listed in each engine's
-    // test resources, META-INF/services, for class-path runs).
+    // Stand-in devices for the device errors of MisuseConformance (also in META-INF/services, for
+    // class-path runs).
     provides org.depengine.api.device.DeviceProvider
             with org.depengine.testkit.TestDeviceProviders.Unavailable, org.depengine.testkit.TestDeviceProviders.Empty;
 }

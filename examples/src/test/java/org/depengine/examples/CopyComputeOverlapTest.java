@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Devices;
+import org.depengine.testkit.Json;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +48,7 @@ class CopyComputeOverlapTest {
     @SuppressWarnings("unchecked")
     private static void assertTraceHasTheThreeLanes(Path trace) throws Exception {
         assertTrue(Files.exists(trace), trace + " was not written");
-        Map<String, Object> json = (Map<String, Object>) JsonCheck.parse(Files.readString(trace));
+        Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(trace));
         Set<String> names = new HashSet<>();
         for (Object e : (List<Object>) json.get("traceEvents")) {
             Object name = ((Map<String, Object>) e).get("name");

@@ -1,7 +1,7 @@
 package org.depengine.profiler;
 
-import static org.depengine.profiler.MiniJson.arr;
-import static org.depengine.profiler.MiniJson.obj;
+import static org.depengine.testkit.Json.arr;
+import static org.depengine.testkit.Json.obj;
 import static org.depengine.profiler.TraceView.d;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
+import org.depengine.testkit.Json;
 import org.junit.jupiter.api.Test;
 
 class JsonWriterTest {
@@ -21,7 +22,7 @@ class JsonWriterTest {
         assertFalse(text.contains("</"), text);
         assertFalse(text.contains("<"), text);
         @SuppressWarnings("unchecked")
-        Map<String, Object> m = (Map<String, Object>) MiniJson.parse(text);
+        Map<String, Object> m = (Map<String, Object>) Json.parse(text);
         assertEquals(nasty, m.get("s"));
         assertEquals(java.util.Arrays.asList(1.0, -2.0, true, null, Map.of(), List.of(), null, 0.5), m.get("a"));
         assertEquals(-1234.567, m.get("t"));

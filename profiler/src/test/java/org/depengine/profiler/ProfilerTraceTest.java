@@ -1,7 +1,7 @@
 package org.depengine.profiler;
 
-import static org.depengine.profiler.MiniJson.arr;
-import static org.depengine.profiler.MiniJson.obj;
+import static org.depengine.testkit.Json.arr;
+import static org.depengine.testkit.Json.obj;
 import static org.depengine.profiler.TraceView.d;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,6 +22,7 @@ import org.depengine.api.VarHandle;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.profiler.Fakes.FakeOp;
+import org.depengine.testkit.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -171,14 +172,14 @@ class ProfilerTraceTest {
             for (int i = 1; i < asc.size(); i++) {
                 assertTrue(c.comparator().compare(asc.get(i - 1), asc.get(i)) <= 0, c.name());
             }
-            Map<String, Object> json = obj(MiniJson.parse(stats.toJson(c, true)));
+            Map<String, Object> json = obj(Json.parse(stats.toJson(c, true)));
             assertEquals(c.name(), json.get("sortedBy"));
             assertEquals(4, arr(json.get("rows")).size());
             assertTrue(stats.toTable(c, true).contains(c.header()));
         }
         List<AggregateStats.Row> byTotal = stats.rows(AggregateStats.Column.TOTAL, true);
         assertEquals(List.of("D", "R1", "R2", "W"), byTotal.stream().map(AggregateStats.Row::name).toList());
-        Map<String, Object> first = obj(arr(obj(MiniJson.parse(stats.toJson(AggregateStats.Column.TOTAL, true))).get("rows")).get(0));
+        Map<String, Object> first = obj(arr(obj(Json.parse(stats.toJson(AggregateStats.Column.TOTAL, true))).get("rows")).get(0));
         assertEquals("D", first.get("name"));
         assertEquals(4_900.0, obj(first.get("run")).get("totalNs"));
         assertEquals(4.9e-3, (Double) obj(first.get("run")).get("avgMs"), 1e-12);

@@ -1,7 +1,7 @@
 package org.depengine.profiler;
 
-import static org.depengine.profiler.MiniJson.arr;
-import static org.depengine.profiler.MiniJson.obj;
+import static org.depengine.testkit.Json.arr;
+import static org.depengine.testkit.Json.obj;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.depengine.testkit.Json;
 
 /** A parsed trace file with the views the tests ask about. */
 final class TraceView {
@@ -22,7 +23,7 @@ final class TraceView {
     final Map<String, String> threadNames = new HashMap<>(); // "pid/tid" -> name
 
     TraceView(String json) {
-        root = obj(MiniJson.parse(json));
+        root = obj(Json.parse(json));
         for (Object e : arr(root.get("traceEvents"))) {
             Map<String, Object> ev = obj(e);
             events.add(ev);

@@ -5,10 +5,9 @@ import org.depengine.api.device.Device;
 import org.depengine.api.device.DeviceProvider;
 
 /**
- * Device providers that exist only to provoke the device errors of the misuse catalogue. An engine
- * module's tests list them in {@code src/test/resources/META-INF/services/org.depengine.api.device.DeviceProvider}
- * so that {@link MisuseConformance} can push to a device type that is unavailable and to a device id
- * that does not exist, without a GPU.
+ * Device providers that exist only to provoke the device errors of the misuse catalogue: with testkit
+ * on the path (it declares them for the module path and the class path alike), {@link MisuseConformance}
+ * can push to a device type that is unavailable and to a device id that does not exist, without a GPU.
  */
 public final class TestDeviceProviders {
     /** The type of {@link Unavailable}. */

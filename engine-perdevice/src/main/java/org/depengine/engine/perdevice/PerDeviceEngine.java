@@ -27,7 +27,8 @@ import org.depengine.core.tracker.OprBlock;
  *   priority group ({@value #DEVICE_PRIORITY_WORKERS}, default 1) with its own compute streams for
  *   {@link FnProperty#DEVICE_PRIORITIZED}.</li>
  *   <li>{@link FnProperty#ASYNC} and {@link FnProperty#DELETE_VAR} ops ready at push time run inline on the pusher.</li>
- *   <li>Device ops release their variables when launched ({@link #releasesAtLaunch()}): a successor on
+ *   <li>Device ops release their variables when launched ({@link #releasesAtLaunch()}, unless
+ *   {@value #RELEASE_AT_LAUNCH} is false): a successor on
  *   the same stream starts at once, one on another stream of the same device waits on the device, and
  *   CPU successors wait for done. A successor released by a device worker is handed to that same
  *   worker, hence lands on the same stream.</li>
@@ -40,6 +41,7 @@ final class PerDeviceEngine extends AbstractEngine {
     static final String DEVICE_WORKERS = "depengine.device.workers";
     static final String DEVICE_COPY_WORKERS = "depengine.device.copyWorkers";
     static final String DEVICE_PRIORITY_WORKERS = "depengine.device.priorityWorkers";
+    static final String RELEASE_AT_LAUNCH = "depengine.device.releaseAtLaunch";
     private static final long JOIN_MILLIS = 10_000;
 
     private final int cpuWorkers;
@@ -47,6 +49,7 @@ final class PerDeviceEngine extends AbstractEngine {
     private final int deviceWorkers;
     private final int deviceCopyWorkers;
     private final int devicePriorityWorkers;
+    private final boolean releaseAtLaunch;
     private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
     private volatile WorkerGroup cpuPriority;
@@ -129,6 +132,7 @@ final class PerDeviceEngine extends AbstractEngine {
         deviceWorkers = config.getInt(DEVICE_WORKERS, 2, 1, 1024);
         deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
         devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
+        releaseAtLaunch = config.getBoolean(RELEASE_AT_LAUNCH, true);
     }
 
     @Override
@@ -186,10 +190,14 @@ final class PerDeviceEngine extends AbstractEngine {
         }
     }
 
-    /** True: every device worker owns its stream (OneFlow's scheduling of same-stream successors). */
+    /**
+     * True unless {@value #RELEASE_AT_LAUNCH} is false: every device worker owns its stream, so
+     * OneFlow's scheduling of same-stream successors applies. False gives MXNet's behaviour (successors
+     * wait for done), for comparison.
+     */
     @Override
     protected boolean releasesAtLaunch() {
-        return true;
+        return releaseAtLaunch;
     }
 
     @Override

@@ -1,22 +1,26 @@
-package org.depengine.profiler;
+package org.depengine.testkit;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A strict little JSON parser for the tests (RFC 8259): objects, arrays, strings, numbers, literals. */
-final class MiniJson {
+/**
+ * A strict little JSON parser for tests (RFC 8259): objects (as insertion-ordered maps), arrays (as
+ * lists), strings, numbers and literals. Tests use it to check that files the project writes (traces,
+ * reports) are valid JSON and to read them back.
+ */
+public final class Json {
     private final String s;
     private int i;
 
-    private MiniJson(String s) {
+    private Json(String s) {
         this.s = s;
     }
 
     /** Parses the whole text; throws IllegalArgumentException on any deviation from JSON. */
-    static Object parse(String text) {
-        MiniJson p = new MiniJson(text);
+    public static Object parse(String text) {
+        Json p = new Json(text);
         p.ws();
         Object v = p.value();
         p.ws();
@@ -26,13 +30,15 @@ final class MiniJson {
         return v;
     }
 
+    /** {@code o} as a JSON object. */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> obj(Object o) {
+    public static Map<String, Object> obj(Object o) {
         return (Map<String, Object>) o;
     }
 
+    /** {@code o} as a JSON array. */
     @SuppressWarnings("unchecked")
-    static List<Object> arr(Object o) {
+    public static List<Object> arr(Object o) {
         return (List<Object>) o;
     }
 
