@@ -338,15 +338,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
         // One op's registrations on all its variables must be atomic with respect to other pushes:
         // otherwise two concurrent pushes (X reads a writes b, Y reads b writes a) can each be granted
         // their read and queue their write behind the other's read, a cycle. The lock gives every push
-        // a place in one total order; completions never take it. An op with one variable needs no
-        // lock: it is ordered against others on that variable alone, and the ops it is ordered against
-        // through that variable are already ordered among themselves, so no cycle can pass through it.
-        if (def.reads().length + def.writes().length <= 1) {
+        // a place in one total order; completions never take it. Ops with a single variable take it
+        // too: skipping it let one slip between another push's registrations, which respects every
+        // variable's order but not the pushing threads' order across variables (the long form of the
+        // concurrent-pusher conformance test found such a cycle).
+        synchronized (registration) {
             cancelled = op.register();
-        } else {
-            synchronized (registration) {
-                cancelled = op.register();
-            }
         }
         if (op.dropGuard()) {
             dispatch(op, true);
