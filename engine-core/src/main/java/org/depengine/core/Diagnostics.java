@@ -101,7 +101,7 @@ final class Diagnostics {
                 }
                 if (i > 0) {
                     OprBlock head = q.get(0);
-                    why.add(v + ": " + "write by " + describe(head, found.keySet()));
+                    why.add(v + ": write by " + describe(head));
                 } else if (s.runningReaders() > 0) {
                     why.add(v + ": " + s.runningReaders() + " running read(s)" + readersOf(v, found.keySet()));
                 }
@@ -156,7 +156,7 @@ final class Diagnostics {
                 && !((DeviceSlot) op.slot).policy(StreamKind.of(op.def().prop())).doneOnReturn();
     }
 
-    private static String describe(OprBlock op, Set<OprBlock> known) {
+    private static String describe(OprBlock op) {
         return "op '" + op.name() + "' #" + op.id() + " (" + state(op) + ")";
     }
 
@@ -164,7 +164,7 @@ final class Diagnostics {
         List<String> names = new ArrayList<>();
         for (OprBlock op : known) {
             if (op.isStarted() && !op.isFinished() && op.reads().contains(v)) {
-                names.add(describe(op, known));
+                names.add(describe(op));
             }
         }
         return names.isEmpty() ? "" : ": " + String.join(", ", names);

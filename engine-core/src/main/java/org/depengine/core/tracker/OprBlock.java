@@ -2,6 +2,7 @@ package org.depengine.core.tracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -215,14 +216,14 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
             fences = fence;
         } else if (f instanceof OprBlock) {
             if (f != fence) {
-                java.util.ArrayList<OprBlock> list = new java.util.ArrayList<>(4);
+                ArrayList<OprBlock> list = new ArrayList<>(4);
                 list.add((OprBlock) f);
                 list.add(fence);
                 fences = list;
             }
         } else {
             @SuppressWarnings("unchecked")
-            java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) f;
+            ArrayList<OprBlock> list = (ArrayList<OprBlock>) f;
             if (!list.contains(fence)) {
                 list.add(fence);
             }
@@ -250,7 +251,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
             return new OprBlock[] {(OprBlock) f};
         }
         @SuppressWarnings("unchecked")
-        java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) f;
+        ArrayList<OprBlock> list = (ArrayList<OprBlock>) f;
         return list.toArray(new OprBlock[0]);
     }
 
@@ -297,13 +298,13 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
             if (w == null) {
                 doneWaiters = waiter;
             } else if (w instanceof OprBlock) {
-                java.util.ArrayList<OprBlock> list = new java.util.ArrayList<>(4);
+                ArrayList<OprBlock> list = new ArrayList<>(4);
                 list.add((OprBlock) w);
                 list.add(waiter);
                 doneWaiters = list;
             } else {
                 @SuppressWarnings("unchecked")
-                java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) w;
+                ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
                 list.add(waiter);
             }
         }
@@ -322,7 +323,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
             ((OprBlock) w).releaseDeferred();
         } else if (w != null) {
             @SuppressWarnings("unchecked")
-            java.util.ArrayList<OprBlock> list = (java.util.ArrayList<OprBlock>) w;
+            ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
             for (OprBlock o : list) {
                 o.releaseDeferred();
             }
