@@ -10,8 +10,9 @@ module org.depengine.testkit {
 
     exports org.depengine.testkit;
 
-    // Stand-in devices for the device errors of MisuseConformance (also in META-INF/services, for
+    // Stand-in devices for the device errors of MisuseConformance and MisbehavingDeviceConformance (also in META-INF/services, for
     // class-path runs).
     provides org.depengine.api.device.DeviceProvider
-            with org.depengine.testkit.TestDeviceProviders.Unavailable, org.depengine.testkit.TestDeviceProviders.Empty;
+            with org.depengine.testkit.TestDeviceProviders.Unavailable, org.depengine.testkit.TestDeviceProviders.Empty,
+                    org.depengine.testkit.MisbehavingDevices;
 }

@@ -28,7 +28,9 @@ public final class Context {
 
     /**
      * A CPU context. Any id ≥ 0 is a logical CPU device (as in MXNet): ops on different ids run on
-     * different worker blocks of a per-device engine.
+     * different worker blocks of a per-device engine. Ids need not be small or dense: an engine keeps
+     * its worker blocks in a map keyed by id, made on first use, so {@code cpu(2_000_000_000)} costs
+     * what {@code cpu(1)} does.
      *
      * @throws IllegalArgumentException if {@code id} is negative
      */

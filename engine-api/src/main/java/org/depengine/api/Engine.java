@@ -68,6 +68,9 @@ public interface Engine extends AutoCloseable {
      * the JVM exit.
      *
      * @throws IllegalStateException if no engine of that name is found (the message lists those found)
+     * @throws IllegalArgumentException naming the property if {@code depengine.exitTimeoutMs} is not a
+     *     whole number of milliseconds &ge; 0, or an engine creation hook refused an invalid setting
+     *     (see {@link org.depengine.api.spi.EngineCreationHook})
      */
     static Engine get() {
         return EngineRegistry.global();
@@ -206,8 +209,9 @@ public interface Engine extends AutoCloseable {
     void waitForAll(Duration timeout);
 
     /**
-     * Tells the engine the process is shutting down: ops not yet started, other than
-     * {@link FnProperty#DELETE_VAR}, are skipped (completed without running, without a failure).
+     * Tells the engine the process is shutting down: ops not yet started are skipped (completed without
+     * running, without a failure), except ops with the property {@link FnProperty#DELETE_VAR}: variable
+     * deletions and user ops pushed with that property still run.
      */
     void notifyShutdown();
 
@@ -237,8 +241,12 @@ public interface Engine extends AutoCloseable {
 
     /**
      * Refuses new pushes (they throw {@link IllegalStateException}), waits for every op already pushed,
-     * then stops and joins the engine's threads. Idempotent; a failure of a pending op is logged, not
-     * thrown.
+     * then stops and joins the engine's threads, and tells each listener still attached
+     * {@link OpListener#closed()}. Idempotent: a second call, from any thread, returns once the first has
+     * finished. A failure of a pending op is logged, not thrown. While a close waits, the engine's other
+     * methods do not block on it: listeners may be added and removed (a profiler stopped), diagnostics
+     * taken. Ops that never complete (an async op whose callback is never called) keep close waiting; a
+     * misbehaving device plugin does not (its ops fail, see {@link org.depengine.api.device.Device}).
      *
      * @throws IllegalStateException if called from inside an op of this engine
      */

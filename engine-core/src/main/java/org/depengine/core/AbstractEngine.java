@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.LinkedHashSet;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
@@ -79,7 +80,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final AtomicLong opIds = new AtomicLong();
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
-    private final ConcurrentLinkedQueue<Failure> failures = new ConcurrentLinkedQueue<>();
+    // Unreported failures in completion order; a failure reported by waitForVar leaves at once, so
+    // that nothing keeps it (and its throwable) once it has been reported. Guarded by itself: failures
+    // are rare, and removal must be O(1).
+    private final LinkedHashSet<Failure> failures = new LinkedHashSet<>();
     private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
     private volatile LastSlot lastSlot; // the slot looked up last: most pushes go to the same context
 
@@ -88,8 +92,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final Object lifecycle = new Object();
     private final Object registration = new Object();
     private volatile OpListener listener; // null when nobody listens: the one volatile read per push
-    private volatile boolean closing;
-    private volatile boolean closed;
+    private volatile boolean closing; // written under lifecycle
+    private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
     private volatile boolean shutdownNotified;
     private final int hangDoctorMs;
     private final Diagnostics diag = new Diagnostics(this);
@@ -312,7 +316,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         DeviceSlot s = devices.get(ctx);
         if (s == null) {
-            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(Devices.device(c)));
+            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(c, Devices.device(c)));
         }
         lastSlot = new LastSlot(ctx, s);
         return s;
@@ -321,18 +325,25 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
         DeviceSlot slot = def.kind() == OpDef.Kind.WAIT ? null : slot(ctx);
         PendingOps.Epoch epoch = pending.enter();
-        if (closing && def.kind() != OpDef.Kind.WAIT) {
-            epoch.exit();
-            throw new IllegalStateException("engine '" + name + "' is closed; op '"
-                    + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
-        }
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
-        OprBlock op = new OprBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
-        op.accounting = epoch;
-        op.slot = slot;
-        prepare(op, slot);
+        OprBlock op;
+        try {
+            if (closing && def.kind() != OpDef.Kind.WAIT) {
+                throw new IllegalStateException("engine '" + name + "' is closed; op '"
+                        + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
+            }
+            op = new OprBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
+            op.accounting = epoch;
+            op.slot = slot;
+            prepare(op, slot);
+        } catch (Throwable t) {
+            // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
+            // the epoch undoes it (a phantom pending op would hang every later waitForAll and close).
+            epoch.exit();
+            throw t;
+        }
         if (l != null) {
-            l.pushed(op, System.nanoTime());
+            l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
         }
         RuntimeException cancelled;
         // One op's registrations on all its variables must be atomic with respect to other pushes:
@@ -425,7 +436,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
             if (f.startedStream() == stream) {
                 sameStreamStarts.increment(); // stream order is enough
             } else {
-                stream.waitFor(f.doneEvent());
+                PluginGuard.waitFor(((DeviceSlot) f.slot).context(), stream, f.doneEvent());
                 deviceWaits.increment();
             }
         }
@@ -445,19 +456,20 @@ public abstract class AbstractEngine implements Engine, OpHost {
         StreamKind kind = StreamKind.of(def.prop());
         try {
             if (stream == null && op.slot != null) {
-                stream = ((DeviceSlot) op.slot).sharedStream(kind);
-                stream.bindToCurrentThread();
+                DeviceSlot slot = (DeviceSlot) op.slot;
+                stream = slot.sharedStream(kind);
+                PluginGuard.bind(slot.context(), stream);
             }
-        } catch (RuntimeException | Error e) {
-            op.start(null);
-            op.fail(e);
+        } catch (Throwable e) {
+            refuse(op, e);
             return;
         }
         op.start(stream);
         if (l != null) {
             l.started(op, System.nanoTime());
         }
-        if (op.cancellation() != null || (shutdownNotified && def.kind() == OpDef.Kind.USER)) {
+        // After notifyShutdown only ops with the DELETE_VAR property run (deletions and user ops alike).
+        if (op.cancellation() != null || (shutdownNotified && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
             op.skip(null);
             return;
         }
@@ -476,6 +488,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         try {
             OprBlock[] fences = op.deviceFences();
             if (fences != null) {
+                op.keepDeviceFences(null); // used once: a finished op keeps no fence alive
                 waitOnDevice(fences, stream);
             }
             if (def.isSync()) {
@@ -491,14 +504,40 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (thrown != null) {
             fnThrew(op, thrown);
         } else if (def.isSync()) {
-            StreamPolicy policy = op.slot == null ? StreamPolicy.SYNCHRONOUS : ((DeviceSlot) op.slot).policy(kind);
-            if (policy.doneOnReturn()) {
+            DeviceSlot slot = (DeviceSlot) op.slot;
+            StreamPolicy policy;
+            boolean doneOnReturn;
+            try {
+                policy = slot == null ? StreamPolicy.SYNCHRONOUS : slot.policy(kind);
+                doneOnReturn = slot == null || PluginGuard.doneOnReturn(slot.context(), policy);
+            } catch (Throwable e) {
+                op.fail(e); // the plugin gave no usable policy: the op cannot tell when it is done
+                return;
+            }
+            if (doneOnReturn) {
                 op.complete();
             } else {
-                launched(op, (DeviceSlot) op.slot, policy, stream);
+                launched(op, slot, policy, stream);
             }
         } else if (!op.isCompleted()) {
             diag.inFlight(op); // the callback is still to come
+        }
+    }
+
+    /**
+     * Fails a ready op that cannot run because its stream could not be had (the device plugin failed
+     * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
+     */
+    protected final void refuse(OprBlock op, Throwable cause) {
+        op.start(null);
+        OpDef def = op.def();
+        Failure inherited = def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? op.inheritedFailure() : null;
+        if (op.cancellation() != null) {
+            op.skip(null);
+        } else if (inherited != null) {
+            op.skip(inherited);
+        } else {
+            op.fail(cause);
         }
     }
 
@@ -508,27 +547,76 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.launched(op, System.nanoTime());
         }
+        DeviceDone done = new DeviceDone(op, slot, stream);
         try {
             if (op.def().kind() == OpDef.Kind.USER && releasesAtLaunch()) {
-                Event done = slot.supportsStreamWait() ? stream.record() : null;
-                op.launch(done);
+                Event doneEvent = slot.supportsStreamWait() ? PluginGuard.record(slot.context(), stream) : null;
+                op.launch(doneEvent);
                 launchedEarly.increment();
                 diag.inFlight(op);
                 op.releaseVariables();
             } else {
                 diag.inFlight(op);
             }
-            policy.whenDone(stream, () -> deviceFinished(op, stream));
-        } catch (RuntimeException | Error e) {
-            // The device refused the event or the completion hook: the op fails now rather than hanging.
-            op.fail(e);
+            PluginGuard.whenDone(slot.context(), policy, stream, done);
+        } catch (Throwable e) {
+            // The device refused the event or the completion hook: the op fails now rather than hanging,
+            // unless the policy reported it done before throwing.
+            if (done.claim()) {
+                op.fail(e);
+            } else {
+                LOG.warn("device op '{}' on {}: the plugin threw after reporting it done; ignored", op.name(),
+                        slot.context(), e);
+            }
+        }
+    }
+
+    /**
+     * The done report a device op's policy runs: the first run completes the op, a second is ignored
+     * (logged), so that a plugin calling back twice cannot complete an op twice.
+     */
+    private static final class DeviceDone implements Runnable {
+        private static final java.lang.invoke.VarHandle CLAIMED;
+
+        static {
+            try {
+                CLAIMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(DeviceDone.class, "claimed", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final OprBlock op;
+        private final DeviceSlot slot;
+        private final Stream stream;
+        @SuppressWarnings("unused") // accessed through CLAIMED
+        private volatile boolean claimed;
+
+        DeviceDone(OprBlock op, DeviceSlot slot, Stream stream) {
+            this.op = op;
+            this.slot = slot;
+            this.stream = stream;
+        }
+
+        /** True for the one caller that may complete the op. */
+        boolean claim() {
+            return CLAIMED.compareAndSet(this, false, true);
+        }
+
+        @Override
+        public void run() {
+            if (!claim()) {
+                PluginGuard.doneTwice(slot, op.name());
+                return;
+            }
+            deviceFinished(op, slot, stream);
         }
     }
 
     /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
-    private static void deviceFinished(OprBlock op, Stream stream) {
+    private static void deviceFinished(OprBlock op, DeviceSlot slot, Stream stream) {
         try {
-            Throwable asyncError = stream.takeAsyncError();
+            Throwable asyncError = PluginGuard.takeAsyncError(slot.context(), stream);
             if (asyncError != null) {
                 op.fail(asyncError);
             } else {
@@ -570,7 +658,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (error != null) {
             Failure f = new Failure(error, op.name());
             op.setFailure(f);
-            failures.add(f);
+            synchronized (failures) {
+                failures.add(f);
+            }
             if (launchedEarly) {
                 // Its variables were released at launch: later users of its outputs must still see this.
                 for (Var w : op.def().writes()) {
@@ -654,6 +744,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         Failure f = v.activeFailure();
         if (f != null && f.markReported()) {
+            synchronized (failures) {
+                failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
+            }
+            v.dropReportedFailure(f);
             throw failureException(f);
         }
     }
@@ -672,8 +766,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
             throw new WaitTimeoutException("waitForAll() timed out after " + timeout + "; " + diagnostics().report(20));
         }
         EngineException first = null;
-        Failure f;
-        while ((f = failures.poll()) != null) {
+        for (Failure f : takeFailures()) {
             if (f.markReported()) {
                 if (first == null) {
                     first = failureException(f);
@@ -684,6 +777,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /** Takes every unreported failure, in completion order. */
+    private Failure[] takeFailures() {
+        synchronized (failures) {
+            Failure[] all = failures.toArray(new Failure[0]);
+            failures.clear();
+            return all;
         }
     }
 
@@ -747,14 +849,17 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     // ---- listeners, lifecycle ---------------------------------------------------------------------
 
+    // The lifecycle lock is held only to swap the fan-out or flip the closing state, never while waiting
+    // or calling out: listener changes go on during a close, and a listener may detach itself.
+
     @Override
     public final void addListener(OpListener l) {
         Objects.requireNonNull(l, "listener");
         synchronized (lifecycle) {
-            OpListener[] now = listener == null ? new OpListener[0] : ((ListenerFanout) listener).listeners;
-            OpListener[] next = Arrays.copyOf(now, now.length + 1);
-            next[now.length] = l;
-            listener = new ListenerFanout(next);
+            ListenerFanout.Entry[] now = listener == null ? new ListenerFanout.Entry[0] : ((ListenerFanout) listener).entries;
+            ListenerFanout.Entry[] next = Arrays.copyOf(now, now.length + 1);
+            next[now.length] = new ListenerFanout.Entry(l);
+            listener = new ListenerFanout(next, this::removeListener);
         }
     }
 
@@ -764,9 +869,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
             if (listener == null) {
                 return;
             }
-            OpListener[] now = ((ListenerFanout) listener).listeners;
-            OpListener[] next = Arrays.stream(now).filter(x -> x != l).toArray(OpListener[]::new);
-            listener = next.length == 0 ? null : new ListenerFanout(next);
+            ListenerFanout.Entry[] now = ((ListenerFanout) listener).entries;
+            ListenerFanout.Entry[] next = Arrays.stream(now).filter(x -> x.listener != l).toArray(ListenerFanout.Entry[]::new);
+            if (next.length != now.length) {
+                listener = next.length == 0 ? null : new ListenerFanout(next, this::removeListener);
+            }
         }
     }
 
@@ -783,12 +890,28 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void close() {
         checkNotInOp("close()");
+        boolean first;
         synchronized (lifecycle) {
-            if (closed) {
-                return;
+            first = !closing;
+            closing = true; // from here on pushes are refused; the drain below runs without the lock
+        }
+        boolean interrupted = false;
+        if (!first) {
+            // Another thread is closing: return when it has finished, as a close is expected to.
+            while (true) {
+                try {
+                    closedSignal.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
-            closing = true;
-            boolean interrupted = false;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        try {
             PendingOps.Epoch sealed = pending.seal();
             while (true) {
                 try {
@@ -798,8 +921,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                     interrupted = true; // finish closing; restore the status below
                 }
             }
-            Failure f;
-            while ((f = failures.poll()) != null) {
+            for (Failure f : takeFailures()) {
                 if (f.markReported()) {
                     LOG.warn("engine '{}' closed with an unreported failure: {}", name, f, f.error());
                 }
@@ -812,10 +934,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
                     LOG.warn("closing the streams of {} failed", s.context(), e);
                 }
             }
-            closed = true;
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            OpListener l = listener;
+            if (l != null) {
+                l.closed(); // after the last op; the fan-out contains whatever a listener throws
             }
+        } finally {
+            closedSignal.countDown();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

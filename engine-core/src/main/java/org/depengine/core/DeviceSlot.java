@@ -1,5 +1,6 @@
 package org.depengine.core;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Context;
 import org.depengine.api.device.Device;
@@ -10,23 +11,26 @@ import org.depengine.api.device.StreamPolicy;
 /**
  * An engine's view of one device: the device, its stream policies by kind, and the streams shared by
  * ops that run without a worker-owned stream (naive and pooled engines, inline runs). Shared streams
- * are bound to the running thread before each op.
+ * are bound to the running thread before each op. Every call into the plugin goes through
+ * {@link PluginGuard}: a policy or stream the plugin fails to give is an
+ * {@link org.depengine.api.EngineException} for the op that asked, not for the push.
  */
 public final class DeviceSlot {
     private static final StreamKind[] KINDS = StreamKind.values();
 
+    private final Context context;
     private final Device device;
     private final boolean streamWait;
-    private final StreamPolicy[] policies = new StreamPolicy[KINDS.length];
+    // Resolved on first use, so that a plugin's broken policy fails the op that needs it.
+    private final AtomicReferenceArray<StreamPolicy> policies = new AtomicReferenceArray<>(KINDS.length);
     // Read on every op that runs without a worker-owned stream: lock-free once created.
     private final AtomicReferenceArray<Stream> shared = new AtomicReferenceArray<>(KINDS.length);
+    private final AtomicBoolean warnedDoneTwice = new AtomicBoolean();
 
-    DeviceSlot(Device device) {
+    DeviceSlot(Context context, Device device) {
+        this.context = context;
         this.device = device;
-        this.streamWait = device.supportsStreamWait();
-        for (StreamKind k : KINDS) {
-            policies[k.ordinal()] = device.policy(k);
-        }
+        this.streamWait = PluginGuard.supportsStreamWait(context, device);
     }
 
     /** The device. */
@@ -36,7 +40,7 @@ public final class DeviceSlot {
 
     /** The device's context. */
     public Context context() {
-        return device.context();
+        return context;
     }
 
     /** Whether a stream of this device can wait for an event of another of its streams on the device. */
@@ -44,12 +48,34 @@ public final class DeviceSlot {
         return streamWait;
     }
 
-    /** The policy for streams of that kind. */
+    /**
+     * The policy for streams of that kind.
+     *
+     * @throws org.depengine.api.EngineException if the plugin throws or gives none
+     */
     public StreamPolicy policy(StreamKind kind) {
-        return policies[kind.ordinal()];
+        StreamPolicy p = policies.get(kind.ordinal());
+        if (p == null) {
+            p = PluginGuard.policy(context, device, kind);
+            policies.compareAndSet(kind.ordinal(), null, p);
+        }
+        return p;
     }
 
-    /** The shared stream of that kind, created on first use. */
+    /**
+     * A new stream of that kind for a worker of its own, bound to the calling thread.
+     *
+     * @throws org.depengine.api.EngineException if the plugin cannot make or bind it
+     */
+    public Stream openWorkerStream(StreamKind kind) {
+        return PluginGuard.openBound(context, device, kind);
+    }
+
+    /**
+     * The shared stream of that kind, created on first use.
+     *
+     * @throws org.depengine.api.EngineException if the plugin cannot make it
+     */
     public Stream sharedStream(StreamKind kind) {
         Stream s = shared.get(kind.ordinal());
         return s != null ? s : createShared(kind);
@@ -58,10 +84,15 @@ public final class DeviceSlot {
     private synchronized Stream createShared(StreamKind kind) {
         Stream s = shared.get(kind.ordinal());
         if (s == null) {
-            s = device.createStream(kind);
+            s = PluginGuard.createStream(context, device, kind);
             shared.set(kind.ordinal(), s);
         }
         return s;
+    }
+
+    /** Whether this is the first done-twice report of this device (the one logged at WARN). */
+    boolean firstDoneTwice() {
+        return warnedDoneTwice.compareAndSet(false, true);
     }
 
     /** Closes the shared streams. */
@@ -69,7 +100,7 @@ public final class DeviceSlot {
         for (int i = 0; i < shared.length(); i++) {
             Stream s = shared.getAndSet(i, null);
             if (s != null) {
-                s.close();
+                PluginGuard.close(context, s);
             }
         }
     }

@@ -152,8 +152,15 @@ final class Diagnostics {
     }
 
     private static boolean onDevice(OprBlock op) {
-        return op.def().isSync() && op.slot != null
-                && !((DeviceSlot) op.slot).policy(StreamKind.of(op.def().prop())).doneOnReturn();
+        if (!op.def().isSync() || op.slot == null) {
+            return false;
+        }
+        try {
+            DeviceSlot slot = (DeviceSlot) op.slot;
+            return !PluginGuard.doneOnReturn(slot.context(), slot.policy(StreamKind.of(op.def().prop())));
+        } catch (RuntimeException pluginFailed) {
+            return false; // diagnostics never throw; the op itself fails on the same call
+        }
     }
 
     private static String describe(OprBlock op) {

@@ -1,5 +1,6 @@
 package org.depengine.core;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
@@ -7,24 +8,69 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Calls every registered listener in turn; a listener that throws is logged and skipped, never
- * allowed to fail an op or a worker. Immutable: the engine swaps in a new fan-out on add/remove.
+ * Calls every registered listener in turn. Whatever a listener throws ({@link Error}s included) is
+ * contained here, the one place the engine calls listeners from: the op goes on, the engine's
+ * accounting never depends on a listener returning normally. A listener is reported at WARN on its
+ * first throw and detached from the engine at its {@value #DETACH_AFTER}th. Immutable: the engine
+ * swaps in a new fan-out on add/remove; the per-listener record is shared between them.
  */
 final class ListenerFanout implements OpListener {
     private static final Logger LOG = LoggerFactory.getLogger(ListenerFanout.class);
+    /** Throws after which a listener is detached. */
+    static final int DETACH_AFTER = 3;
 
-    final OpListener[] listeners;
+    /** One attached listener and what it threw so far. */
+    static final class Entry {
+        final OpListener listener;
+        final AtomicInteger throwsCount = new AtomicInteger();
+        volatile boolean detached;
 
-    ListenerFanout(OpListener[] listeners) {
-        this.listeners = listeners;
+        Entry(OpListener listener) {
+            this.listener = listener;
+        }
+    }
+
+    final Entry[] entries;
+    private final Consumer<OpListener> detach;
+
+    /**
+     * @param entries the listeners, in call order
+     * @param detach removes a listener from the engine (called once per listener that keeps throwing)
+     */
+    ListenerFanout(Entry[] entries, Consumer<OpListener> detach) {
+        this.entries = entries;
+        this.detach = detach;
     }
 
     private void each(String event, Consumer<OpListener> call) {
-        for (OpListener l : listeners) {
+        for (Entry e : entries) {
+            if (e.detached) {
+                continue; // ops pushed before the detach still hold this fan-out
+            }
             try {
-                call.accept(l);
-            } catch (RuntimeException e) {
-                LOG.warn("listener {} threw from {}; ignored", l, event, e);
+                call.accept(e.listener);
+            } catch (Throwable t) {
+                threw(e, event, t);
+            }
+        }
+    }
+
+    private void threw(Entry e, String event, Throwable t) {
+        int n = e.throwsCount.incrementAndGet();
+        try {
+            if (n == 1) {
+                LOG.warn("listener {} threw from {}; contained (the op goes on). It is detached if it throws {} times",
+                        e.listener, event, DETACH_AFTER, t);
+            }
+            if (n == DETACH_AFTER) {
+                e.detached = true;
+                LOG.debug("listener {} detached after {} throws", e.listener, n);
+                detach.accept(e.listener);
+            }
+        } catch (Throwable reporting) {
+            // Logging a StackOverflowError can overflow again: the listener is contained regardless.
+            if (n >= DETACH_AFTER) {
+                e.detached = true;
             }
         }
     }
@@ -57,5 +103,10 @@ final class ListenerFanout implements OpListener {
     @Override
     public void released(OpInfo producer, OpInfo consumer) {
         each("released", l -> l.released(producer, consumer));
+    }
+
+    @Override
+    public void closed() {
+        each("closed", OpListener::closed);
     }
 }

@@ -152,6 +152,7 @@ public final class Profiler implements OpListener {
     private final InFlight inFlight = new InFlight(1 << 14);
 
     private volatile boolean recording;
+    private volatile boolean autostarted; // set once by autostart: such a profiler ends with its engine
     private volatile Session session;
     private State state = State.NEW; // guarded by control
     private Engine engine; // guarded by control
@@ -193,15 +194,21 @@ public final class Profiler implements OpListener {
      * writes to {@value #FILE_PROPERTY} (default {@value #DEFAULT_FILE}); later ones (one per engine)
      * to the same name with {@code -2}, {@code -3}, ... before the extension. Each writes its file
      * periodically when {@value #DUMP_PERIOD_PROPERTY} is set, when it is stopped, and at JVM exit
-     * (one shutdown hook stops every autostarted profiler still running). Never throws for a
-     * failure to write; an invalid property value is an {@link IllegalArgumentException} naming it.
-     * Thread-safe.
+     * (one shutdown hook stops every autostarted profiler still running). When its engine closes, an
+     * autostarted profiler stops, writes its files a last time and is released
+     * ({@link OpListener#closed()}). Never throws for a failure to write; an invalid property value
+     * ({@value #AUTOSTART_PROPERTY} other than {@code true}/{@code false} included) is an
+     * {@link IllegalArgumentException} naming it. Thread-safe.
      *
      * @throws NullPointerException if {@code engine} is null
      */
     public static Optional<Profiler> autostart(Engine engine) {
         Objects.requireNonNull(engine, "engine");
-        if (!Boolean.parseBoolean(System.getProperty(AUTOSTART_PROPERTY, "false").strip())) {
+        String on = System.getProperty(AUTOSTART_PROPERTY, "false").strip();
+        if (!on.equalsIgnoreCase("true") && !on.equalsIgnoreCase("false") && !on.isEmpty()) {
+            throw new IllegalArgumentException("-D" + AUTOSTART_PROPERTY + "=" + on + " is not valid: use 'true' or 'false'");
+        }
+        if (!on.equalsIgnoreCase("true")) {
             return Optional.empty();
         }
         Builder b = Builder.fromSystemProperties();
@@ -212,6 +219,7 @@ public final class Profiler implements OpListener {
             b.htmlFile(numbered(b.htmlFile, n));
         }
         Profiler p = b.build();
+        p.autostarted = true;
         p.start(engine);
         synchronized (AUTOSTARTED) {
             AUTOSTARTED.add(p);
@@ -625,6 +633,14 @@ public final class Profiler implements OpListener {
     }
 
     /** Records a dependency arrow when both ends are recorded. Never blocks, never throws. */
+    /** The engine closed: an autostarted profiler stops (final dump) and is released; one started by hand is left to its owner. */
+    @Override
+    public void closed() {
+        if (autostarted) {
+            stop();
+        }
+    }
+
     @Override
     public void released(OpInfo producer, OpInfo consumer) {
         try {

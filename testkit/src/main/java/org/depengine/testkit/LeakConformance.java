@@ -146,6 +146,42 @@ public abstract class LeakConformance extends EngineTestBase {
         }
     }
 
+    private List<WeakReference<Object>> runDeviceOpsHoldingData(List<VarHandle> vars) {
+        List<WeakReference<Object>> refs = new ArrayList<>();
+        for (int i = 0; i < vars.size(); i++) {
+            long[] payload = new long[1 << 17]; // 1 MiB
+            SyncFn fn = ctx -> payload[0]++;
+            engine.pushSync(fn, MisbehavingDevices.Offence.NONE.context(), List.of(), List.of(vars.get(i)),
+                    FnProperty.NORMAL, 0, "device-holds-data-" + i);
+            refs.add(new WeakReference<>(fn));
+            refs.add(new WeakReference<>(payload));
+        }
+        return refs;
+    }
+
+    /**
+     * A device op that released its variables at launch (a fence) is forgotten by them once its device
+     * work is done: the variables stay alive here, untouched, and must not keep the op's closure.
+     */
+    @Test
+    void theClosuresOfFinishedDeviceOpsAreCollectedWhileTheirVariablesLive() {
+        List<VarHandle> vars = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            vars.add(engine.newVariable("device-out-" + i));
+        }
+        List<WeakReference<Object>> refs = runDeviceOpsHoldingData(vars);
+        engine.waitForAll(BOUND);
+        for (VarHandle v : vars) {
+            engine.waitForVar(v, BOUND);
+        }
+        for (int i = 0; i < refs.size(); i++) {
+            assertCollected(refs.get(i), "the " + (i % 2 == 0 ? "function" : "captured data") + " of finished device op #" + i / 2);
+        }
+        for (VarHandle v : vars) {
+            assertEquals(1, v.version()); // and keeps the variables reachable up to here
+        }
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.MINUTES) // the long form; the child JVM's own wait is bounded below
     void aLongMixedWorkloadInA128MiBHeapKeepsTheHeapFlat() throws Exception {

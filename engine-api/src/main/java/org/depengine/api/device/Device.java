@@ -10,6 +10,13 @@ import org.depengine.api.device.primitive.Primitive;
  * One device: it makes streams and events and allocates memory. Engines open devices through
  * {@link DeviceProvider#device(int)} and never close them; a provider closes its devices when it is
  * itself shut down (or at JVM exit). Thread-safe.
+ *
+ * <p><b>A plugin that breaks this contract</b> (a {@link Device}, {@link Stream} or {@link StreamPolicy}
+ * method that throws, {@link #createStream} or {@link #policy} returning null, a done callback called
+ * twice) cannot hang an engine: the op involved fails with an {@link org.depengine.api.EngineException}
+ * naming the device type and the offence, its dependants are skipped as for any failure, and the
+ * engine's workers and other devices keep working. A second done report is ignored, with one WARN
+ * naming the plugin.
  */
 public interface Device {
     /** This device's context, e.g. {@code opencl:0}. */

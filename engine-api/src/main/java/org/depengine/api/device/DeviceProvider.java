@@ -5,8 +5,9 @@ package org.depengine.api.device;
  * type name (two with one name are an error naming both).
  *
  * <p>Rules: the constructor touches no native code (every provider on the path is instantiated to
- * read its type); {@link #probe()} never throws and caches its answer; the type can be switched off
- * with {@code -Ddepengine.device.<type>.disabled=true}, which {@link #probe()} must honour.
+ * read its type); {@link #probe()} never throws, except the {@link IllegalArgumentException} of
+ * {@link #isDisabled(String)} for an invalid setting, and caches its answer; the type can be switched
+ * off with {@code -Ddepengine.device.<type>.disabled=true}, which {@link #probe()} must honour.
  * Implementations are thread-safe.
  */
 public interface DeviceProvider {
@@ -39,8 +40,27 @@ public interface DeviceProvider {
         return "depengine.device." + type + ".disabled";
     }
 
-    /** Whether {@link #disabledProperty(String)} is set to {@code true} for the type. */
+    /**
+     * Whether {@link #disabledProperty(String)} is set to {@code true} (any case) for the type; unset,
+     * blank or {@code false} mean enabled.
+     *
+     * @throws IllegalArgumentException naming the property if it is set to anything else ({@code yes},
+     *     {@code 1}): a provider's {@link #probe()} lets it through, so the mistake is not silently ignored
+     */
     static boolean isDisabled(String type) {
-        return Boolean.parseBoolean(System.getProperty(disabledProperty(type), "false").strip());
+        String key = disabledProperty(type);
+        String raw = System.getProperty(key);
+        if (raw == null || raw.isBlank()) {
+            return false;
+        }
+        String s = raw.strip();
+        if (s.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (s.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException("system property " + key + "='" + raw
+                + "' is not a boolean; expected true or false");
     }
 }

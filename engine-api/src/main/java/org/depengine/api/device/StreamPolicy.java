@@ -27,6 +27,9 @@ public interface StreamPolicy {
      * Called on the driving thread right after a launched op's function returned, when
      * {@link #doneOnReturn()} is false: runs {@code done} once the work the op enqueued on
      * {@code stream} has finished (for example from an event callback), never blocking the caller.
+     * {@code done} must be run exactly once: engines ignore a second run (logging one WARN naming the
+     * device), and if this method throws without having run {@code done}, the op fails with an
+     * {@link org.depengine.api.EngineException} naming the device type.
      */
     void whenDone(Stream stream, Runnable done);
 }

@@ -21,6 +21,7 @@ public final class EngineRegistry {
     static final String EXIT_TIMEOUT_PROPERTY = "depengine.exitTimeoutMs";
     private static final Object LOCK = new Object();
     private static Engine global; // guarded by LOCK
+    private static long exitTimeoutMillis; // guarded by LOCK: read when the global engine is made
     private static boolean hookInstalled; // guarded by LOCK
 
     private EngineRegistry() {
@@ -51,6 +52,15 @@ public final class EngineRegistry {
             }
             try {
                 hook.engineCreated(engine);
+            } catch (IllegalArgumentException e) {
+                // An invalid setting (the message names it): the user asked for something the engine
+                // would otherwise silently run without.
+                try {
+                    engine.close();
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
             } catch (RuntimeException | LinkageError e) {
                 LOG.warn("engine creation hook {} failed for engine '{}'; ignored", hook.getClass().getName(), engine.name(), e);
             }
@@ -61,8 +71,10 @@ public final class EngineRegistry {
     public static Engine global() {
         synchronized (LOCK) {
             if (global == null || global.isClosed()) {
+                long exitMillis = exitTimeoutFromSystemProperties();
                 String name = System.getProperty(Engine.ENGINE_PROPERTY, Engine.DEFAULT_ENGINE).strip();
                 global = create(name, EngineConfig.fromSystemProperties());
+                exitTimeoutMillis = exitMillis;
                 LOG.debug("process-wide engine: {}", name);
                 if (!hookInstalled) {
                     hookInstalled = true;
@@ -73,16 +85,41 @@ public final class EngineRegistry {
         }
     }
 
+    /**
+     * The exit hook's bound, {@value #EXIT_TIMEOUT_PROPERTY} (default 30000).
+     *
+     * @throws IllegalArgumentException naming the property if it is not a whole number &ge; 0
+     */
+    static long exitTimeoutFromSystemProperties() {
+        String raw = System.getProperty(EXIT_TIMEOUT_PROPERTY);
+        if (raw == null || raw.isBlank()) {
+            return 30_000L;
+        }
+        long v;
+        try {
+            v = Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("system property " + EXIT_TIMEOUT_PROPERTY + "='" + raw
+                    + "' is not an integer; expected a whole number of milliseconds >= 0", e);
+        }
+        if (v < 0) {
+            throw new IllegalArgumentException("system property " + EXIT_TIMEOUT_PROPERTY + "=" + raw.strip()
+                    + " is out of range; expected a whole number of milliseconds >= 0");
+        }
+        return v;
+    }
+
     private static void closeGlobalAtExit() {
         Engine e;
+        long millis;
         synchronized (LOCK) {
             e = global;
+            millis = exitTimeoutMillis;
         }
         if (e == null || e.isClosed()) {
             return;
         }
         // Bounded: an async op that never completes must not keep the JVM from exiting.
-        long millis = Long.getLong(EXIT_TIMEOUT_PROPERTY, 30_000L);
         try {
             e.waitForAll(java.time.Duration.ofMillis(millis));
         } catch (org.depengine.api.WaitTimeoutException ex) {

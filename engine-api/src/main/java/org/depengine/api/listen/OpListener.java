@@ -7,9 +7,12 @@ package org.depengine.api.listen;
  *
  * <p>Rules for implementations: methods are called on the engine's threads (pushers, workers, device
  * callback threads), concurrently, and must be thread-safe, fast and non-blocking; they must not call
- * the engine's waits. A listener that throws is logged and otherwise ignored: it never fails an op.
- * Every op is reported {@code pushed}, then {@code ready}, {@code started}, then for device ops
- * {@code launched}, then exactly one {@code finished}.
+ * the engine's waits. A listener that throws, whatever it throws (an {@link Error} such as an
+ * {@code AssertionError} or a {@code StackOverflowError} included), is contained: the op goes on as if
+ * the call had returned, the listener is reported once at WARN, and after a few throws it is detached
+ * from the engine (it is told nothing more, {@link #closed()} included). A listener never fails an op
+ * and never holds up the engine's accounting. Every op is reported {@code pushed}, then {@code ready},
+ * {@code started}, then for device ops {@code launched}, then exactly one {@code finished}.
  */
 public interface OpListener {
     /** The op was registered with the tracker. */
@@ -37,5 +40,15 @@ public interface OpListener {
      * arrow). Reported while {@code producer} finishes, before {@code consumer} is ready.
      */
     default void released(OpInfo producer, OpInfo consumer) {
+    }
+
+    /**
+     * The engine this listener is attached to has closed: called once, on the thread that called
+     * {@link org.depengine.api.Engine#close()}, after the engine's last op finished and its threads
+     * stopped; nothing is reported after it. A listener attached to several engines is told once per
+     * engine. Not called for a listener removed (or detached) before the close. The default does
+     * nothing; a profiler, for example, stops and writes its last dump here.
+     */
+    default void closed() {
     }
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 import org.depengine.api.device.Stream;
 import org.depengine.core.tracker.OprBlock;
@@ -21,7 +22,12 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #submit} may be called from any thread. When a worker of this group submits while it is
  * running an op (the op it finished released a successor), the first such successor is kept in the
  * worker's own slot and run next on the same thread: no queue round trip and no wake-up, so a chain of
- * dependent ops does not pay a park/unpark per link.
+ * dependent ops does not pay a park/unpark per link. In a priority group the kept successor runs next
+ * only if no queued op outranks it (see {@link Worker#runChain}).
+ *
+ * <p>A worker whose stream cannot be opened (its device plugin failed) stays up and hands every op it
+ * takes to the engine's refusal, which fails it naming the plugin's offence: no op is left queued
+ * behind a dead worker.
  *
  * <p>Idle workers spin briefly (yielding the core), then park; an idle group burns no CPU.
  */
@@ -49,6 +55,8 @@ public final class WorkerGroup {
     private final Worker[] workers;
     private final AtomicInteger parkedCount = new AtomicInteger();
     private final OpRunner runner;
+    private final boolean byPriority;
+    private final BiConsumer<OprBlock, Throwable> refuse;
     private volatile boolean stopping;
 
     /**
@@ -59,16 +67,37 @@ public final class WorkerGroup {
      * @param threads the number of workers, at least 1
      * @param priority whether ops are taken by priority (else FIFO)
      * @param runner runs an op
-     * @param streams makes worker i's own stream (called on the worker thread), or null for none
+     * @param streams makes worker i's own stream (called on the worker thread, which it binds the
+     *     stream to), or null for none; must not throw
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
                        IntFunction<Stream> streams) {
+        this(engine, threadNamePrefix, threads, priority, runner, streams, null);
+    }
+
+    /**
+     * Creates and starts the group, its workers owning streams.
+     *
+     * @param streams makes worker i's own stream, bound to the calling worker thread; may throw (the
+     *     device refused), in which case the worker hands each op it takes to {@code refuse}
+     * @param refuse fails an op that cannot run for want of a stream (never throws); required with
+     *     {@code streams}
+     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, IntFunction)
+     */
+    public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
+                       IntFunction<Stream> streams, BiConsumer<OprBlock, Throwable> refuse) {
+        if (streams != null && refuse == null) {
+            throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
+                    + threadNamePrefix);
+        }
         if (threads < 1) {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
         this.name = threadNamePrefix;
         this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
+        this.byPriority = priority;
+        this.refuse = refuse;
         this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
@@ -182,23 +211,34 @@ public final class WorkerGroup {
         @Override
         public void run() {
             Stream stream = null;
+            Throwable noStream = null;
             try {
                 if (streams != null) {
-                    stream = streams.apply(index);
-                    stream.bindToCurrentThread();
+                    try {
+                        stream = streams.apply(index);
+                    } catch (Throwable t) {
+                        // The device refused: stay up and fail what comes, rather than strand it in the queue.
+                        noStream = t;
+                        LOG.warn("worker {} has no stream; the ops it takes fail: {}", getName(), t.toString());
+                    }
                 }
                 OprBlock op;
                 while ((op = take()) != null) {
-                    runChain(op, stream);
+                    if (noStream != null) {
+                        refuse.accept(op, noStream);
+                        Thread.interrupted();
+                    } else {
+                        runChain(op, stream);
+                    }
                 }
             } catch (Throwable t) {
-                // Runner failures are contained per op; reaching here is an engine bug or a stream that failed to open.
+                // Runner failures are contained per op; reaching here is an engine bug.
                 LOG.error("worker {} stopped by an unexpected error", getName(), t);
             } finally {
                 if (stream != null) {
                     try {
                         stream.close();
-                    } catch (RuntimeException e) {
+                    } catch (Throwable e) {
                         LOG.warn("closing the stream of worker {} failed", getName(), e);
                     }
                 }
@@ -221,6 +261,15 @@ public final class WorkerGroup {
                     if (op == null) {
                         return;
                     }
+                    // The kept successor skips the queue only if nothing queued outranks it. Checked
+                    // here, when it would run, not at hand-off: ops released after it by the same op
+                    // are queued by then. FIFO groups skip the check (one final-field read); priority
+                    // groups compare with the queue's head: O(1), no allocation.
+                    if (byPriority && outranked(op)) {
+                        running = false;
+                        submit(op);
+                        return;
+                    }
                     if (--budget == 0) {
                         running = false;
                         submit(op); // let queued ops have a turn
@@ -230,6 +279,13 @@ public final class WorkerGroup {
             } finally {
                 running = false;
             }
+        }
+
+        /** Whether a queued op should run before {@code op} (higher priority, or equal and pushed earlier). */
+        private boolean outranked(OprBlock op) {
+            OprBlock head = queue.peek();
+            return head != null && (head.priority() > op.priority()
+                    || (head.priority() == op.priority() && head.id() < op.id()));
         }
 
         private OprBlock take() {

@@ -311,13 +311,22 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         return true;
     }
 
-    /** The device work of a launched op is done: ops deferred behind it may go. */
+    /**
+     * The device work of a launched op is done: ops deferred behind it may go, and its variables
+     * forget it as a fence (nothing keeps a done op alive).
+     */
     public void markDeviceDone() {
         Object w;
         synchronized (this) {
             deviceDone = true;
             w = doneWaiters;
             doneWaiters = null;
+        }
+        for (Var v : def.reads()) {
+            v.forgetFence(this);
+        }
+        for (Var v : def.writes()) {
+            v.forgetFence(this);
         }
         if (w instanceof OprBlock) {
             ((OprBlock) w).releaseDeferred();

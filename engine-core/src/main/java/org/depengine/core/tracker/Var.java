@@ -73,12 +73,14 @@ public final class Var implements org.depengine.api.VarHandle {
     private static final int WRITING = -1;
     private static final VarHandle LOCK;
     private static final VarHandle VERSION;
+    private static final VarHandle FAILURE;
     private static final int SPINS_BEFORE_YIELD = 64;
 
     static {
         try {
             LOCK = MethodHandles.lookup().findVarHandle(Var.class, "lock", int.class);
             VERSION = MethodHandles.lookup().findVarHandle(Var.class, "version", long.class);
+            FAILURE = MethodHandles.lookup().findVarHandle(Var.class, "failure", Failure.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -144,10 +146,25 @@ public final class Var implements org.depengine.api.VarHandle {
         return deleted;
     }
 
-    /** The failure the variable carries, or null if none or already reported. */
+    /**
+     * The failure the variable carries, or null if none or already reported. A reported failure seen
+     * here is dropped, so that the variable stops keeping its throwable alive.
+     */
     public Failure activeFailure() {
         Failure f = failure;
-        return f != null && f.isActive() ? f : null;
+        if (f == null) {
+            return null;
+        }
+        if (f.isActive()) {
+            return f;
+        }
+        dropReportedFailure(f);
+        return null;
+    }
+
+    /** Forgets {@code f} (reported) unless another failure has replaced it meanwhile. */
+    public void dropReportedFailure(Failure f) {
+        FAILURE.compareAndSet(this, f, (Failure) null);
     }
 
     /**
@@ -415,6 +432,28 @@ public final class Var implements org.depengine.api.VarHandle {
         }
         fenceReaders[n++] = op;
         fenceReaderCount = n;
+    }
+
+    /**
+     * The device work of {@code op}, which released this variable at launch, is done: the variable
+     * stops remembering it as a fence, so that the finished op, its closure and what it captured can
+     * be collected even if no other op ever touches this variable (passFences would drop it only then).
+     */
+    void forgetFence(OprBlock op) {
+        lock();
+        try {
+            if (fenceWriter == op) {
+                fenceWriter = null;
+            }
+            for (int i = 0; i < fenceReaderCount; i++) {
+                if (fenceReaders[i] == op) {
+                    pruneFences(); // op is no fence any more: this drops it with any other done reader
+                    break;
+                }
+            }
+        } finally {
+            unlock();
+        }
     }
 
     /** Attaches the failure of an op that completed at launch and failed on the device afterwards. */

@@ -1,5 +1,6 @@
 package org.depengine.engine.naive;
 
+import java.util.ArrayDeque;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
 import org.depengine.core.DeviceSlot;
@@ -15,8 +16,21 @@ import org.depengine.core.tracker.OprBlock;
  * variables), the pusher blocks until the releasing thread hands the op back to it, then runs it.
  * A push made from inside an op that depends on that op cannot wait for it: it returns at once and the
  * op runs on the thread that releases it.
+ *
+ * <p><b>Bounded stack depth.</b> An op that becomes ready on a thread already running an op of this
+ * engine (pushed from inside an op, or released by an op's completion) is not run there and then,
+ * which would nest one run inside another for every link of a chain: it is queued on that thread
+ * (a trampoline) and run when the outer run returns, in the order the ops became ready. Even if a run
+ * ends in an {@link Error}, the ops queued behind it are run before the error goes on.
  */
 final class NaiveEngine extends AbstractEngine {
+    /** Per thread: whether a run is in progress, and the ops waiting for it to return. */
+    private static final class Trampoline {
+        boolean running;
+        final ArrayDeque<OprBlock> queued = new ArrayDeque<>();
+    }
+
+    private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
 
     /** Hands a ready op back to its blocked pusher. */
     private static final class Handoff {
@@ -56,9 +70,42 @@ final class NaiveEngine extends AbstractEngine {
     protected void execute(OprBlock op, boolean pusherThread) {
         Handoff h = (Handoff) op.route;
         if (pusherThread || h == null) {
-            run(op, null);
+            runBounded(op);
         } else {
             h.offer();
+        }
+    }
+
+    /** Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns. */
+    private void runBounded(OprBlock op) {
+        Trampoline here = trampoline.get();
+        ArrayDeque<OprBlock> queued = here.queued;
+        if (here.running) {
+            queued.add(op);
+            return;
+        }
+        here.running = true;
+        try {
+            run(op, null);
+            OprBlock next;
+            while ((next = queued.poll()) != null) {
+                run(next, null);
+            }
+        } finally {
+            try {
+                // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
+                // so none is left pending forever.
+                OprBlock next;
+                while ((next = queued.poll()) != null) {
+                    try {
+                        run(next, null);
+                    } catch (Throwable again) {
+                        // keep draining; the first error is on its way out
+                    }
+                }
+            } finally {
+                here.running = false;
+            }
         }
     }
 
@@ -71,7 +118,7 @@ final class NaiveEngine extends AbstractEngine {
         boolean interrupted = false;
         if (!op.isStarted()) {
             interrupted = h.await();
-            run(op, null);
+            runBounded(op);
         }
         while (true) {
             try {

@@ -18,7 +18,8 @@ import org.depengine.core.tracker.OprBlock;
  * MXNet's ThreadedEnginePerDevice, with OneFlow's stream ownership:
  * <ul>
  *   <li>CPU: a worker group per CPU device id ({@value #CPU_WORKERS} threads, default the number of
- *   cores), made on first use; {@link FnProperty#CPU_PRIORITIZED} ops go to one priority group shared
+ *   cores), made on first use and kept in a map by id (ids below 64 also in a small array, for a
+ *   lookup without boxing), so any id up to {@link Integer#MAX_VALUE} works; {@link FnProperty#CPU_PRIORITIZED} ops go to one priority group shared
  *   by all CPU ids ({@value #CPU_PRIORITY_WORKERS} threads, default 2): higher priority first, push
  *   order among equals.</li>
  *   <li>Other devices, per device on first use: compute workers ({@value #DEVICE_WORKERS}, default 2)
@@ -53,7 +54,10 @@ final class PerDeviceEngine extends AbstractEngine {
     private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
     private volatile WorkerGroup cpuPriority;
-    // CPU groups by device id, for a lookup without hashing or boxing on every push
+    // The CPU groups of small ids (below DENSE_CPU_IDS), for a lookup without hashing or boxing on
+    // every push; larger ids, which Context.cpu allows up to Integer.MAX_VALUE, are looked up in
+    // cpuGroups only (a dense array sized by the id would not fit in memory).
+    private static final int DENSE_CPU_IDS = 64;
     private volatile WorkerGroup[] cpuById = new WorkerGroup[0];
 
     /** The roles of a non-CPU device's worker groups. */
@@ -109,7 +113,8 @@ final class PerDeviceEngine extends AbstractEngine {
                 int threads = role == Role.COMPUTE ? deviceWorkers
                         : role == Role.PRIORITY ? devicePriorityWorkers : deviceCopyWorkers;
                 g = new WorkerGroup(PerDeviceEngine.this, threadName(c.deviceType() + c.deviceId() + "-" + role.label),
-                        threads, role.byPriority, PerDeviceEngine.this::run, i -> slot.device().createStream(role.kind));
+                        threads, role.byPriority, PerDeviceEngine.this::run, i -> slot.openWorkerStream(role.kind),
+                        PerDeviceEngine.this::refuse);
                 groups.set(role.ordinal(), g);
             }
             return g;
@@ -150,7 +155,7 @@ final class PerDeviceEngine extends AbstractEngine {
             }
             int id = ctx.deviceId();
             WorkerGroup[] byId = cpuById;
-            WorkerGroup g = id < byId.length ? byId[id] : null;
+            WorkerGroup g = id < byId.length ? byId[id] : id < DENSE_CPU_IDS ? null : cpuGroups.get(id);
             return g != null ? g : cpuGroup(id);
         }
         DeviceGroups d = deviceGroups.get(ctx);
@@ -165,7 +170,7 @@ final class PerDeviceEngine extends AbstractEngine {
         WorkerGroup g = cpuGroups.computeIfAbsent(id, i ->
                 new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run, null));
         WorkerGroup[] byId = cpuById;
-        if (id >= byId.length || byId[id] == null) {
+        if (id < DENSE_CPU_IDS && (id >= byId.length || byId[id] == null)) {
             WorkerGroup[] next = Arrays.copyOf(byId, Math.max(byId.length, id + 1));
             next[id] = g;
             cpuById = next;

@@ -1,0 +1,16 @@
+package org.depengine.engine.perdevice;
+
+import org.depengine.testkit.ReliabilityConformance;
+
+/** The shared {@link ReliabilityConformance} suite on the perdevice engine. */
+class PerDeviceReliabilityTest extends ReliabilityConformance {
+    @Override
+    protected String engineName() {
+        return "perdevice";
+    }
+
+    @Override
+    protected java.util.Map<String, String> settings() {
+        return java.util.Map.of("depengine.cpu.workers", "2", "depengine.cpu.priorityWorkers", "2");
+    }
+}
