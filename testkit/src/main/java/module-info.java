@@ -1,6 +1,7 @@
 /**
- * The conformance suite: abstract JUnit 5 test classes every engine module extends, so one set of
- * rules is checked against every engine, plus the serial oracle and workload generators they use.
+ * The conformance suites: abstract JUnit 5 test classes every engine module runs through one
+ * {@code EngineConformance} subclass, so one set of rules is checked against every engine, plus the
+ * serial oracle and workload generators they use (see the package documentation).
  */
 module org.depengine.testkit {
     requires transitive org.depengine.api;

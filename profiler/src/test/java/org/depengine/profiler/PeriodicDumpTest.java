@@ -1,6 +1,7 @@
 package org.depengine.profiler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -94,14 +95,20 @@ class PeriodicDumpTest {
         Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
         p.dump(file);
         String before = Files.readString(file);
-        Path blocked = dir.resolve("sub");
-        Files.writeString(blocked, "a file where a directory is needed");
+        Fakes.run(p, new FakeOp(2, "y"), 3, 4, -1, 5); // so a dump that went through would change the file
+        // An interrupted thread's file channel closes on its first write: the dump fails while writing.
+        Thread.currentThread().interrupt();
         try {
-            p.dump(blocked.resolve("t.json"));
-        } catch (IOException expected) {
-            // the directory cannot be created
+            assertThrows(IOException.class, () -> p.dump(file), "the dump did not fail while writing");
+        } finally {
+            Thread.interrupted();
         }
-        assertEquals(before, Files.readString(file));
+        assertEquals(before, Files.readString(file), "a failed dump changed the previous file");
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(List.of(file), left.toList(), "a failed dump left files behind");
+        }
+        p.dump(file);
+        assertTrue(Files.readString(file).contains("\"y\""), "the next dump does not hold the later op");
         p.stop();
     }
 }

@@ -81,8 +81,10 @@ public abstract class ThreadedConformance extends EngineTestBase {
         }
     }
 
-    /** Settings that give the engine one worker for plain CPU ops. */
-    protected abstract Map<String, String> singleWorkerSettings();
+    /** Settings that give the engine one worker for plain CPU ops; by default the enclosing setup's. */
+    protected Map<String, String> singleWorkerSettings() {
+        return setup().singleWorkerSettings();
+    }
 
     @Test
     void anInterruptSetByAnOpDoesNotLeakIntoTheNextOpsOnItsWorker() {
