@@ -19,8 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The base of every conformance suite: makes a fresh engine per test and closes it after. The
- * engine comes from the {@link EngineSetup} of the {@link EngineConformance} class the suite is
- * nested in; a suite run on its own (a subclass outside an {@code EngineConformance}) overrides
+ * engine comes from the {@link EngineSetup} of the {@link EngineUnderTest} class the suite is
+ * nested in (an {@link EngineConformance}); a suite run on its own (a plain subclass) overrides
  * {@link #engineName()} and, where it needs them, {@link #settings()} and {@link #contexts()}.
  */
 public abstract class EngineTestBase {
@@ -33,7 +33,7 @@ public abstract class EngineTestBase {
     /** The setup handed down by the enclosing {@link EngineConformance}; null when run on its own. */
     private EngineSetup setup;
 
-    /** Called by {@link EngineConformance.UseEnclosingSetup} before each test. */
+    /** Called by {@link EngineUnderTest.UseEnclosingSetup} before each test. */
     final void useSetup(EngineSetup setup) {
         this.setup = setup;
     }
@@ -42,7 +42,8 @@ public abstract class EngineTestBase {
     final EngineSetup setup() {
         if (setup == null) {
             throw new IllegalStateException(getClass().getName() + " has no engine to test: nest it in an "
-                    + "EngineConformance subclass (see the org.depengine.testkit package documentation), "
+                    + "EngineConformance subclass or another EngineUnderTest (see the org.depengine.testkit package "
+                    + "documentation), "
                     + "or override engineName()");
         }
         return setup;

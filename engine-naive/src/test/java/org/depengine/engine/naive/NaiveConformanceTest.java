@@ -6,7 +6,7 @@ import org.depengine.testkit.EngineSetup;
 /** Every testkit suite on the naive engine (no threads of its own, so no threaded rules). */
 class NaiveConformanceTest extends EngineConformance {
     @Override
-    protected EngineSetup setup() {
+    public EngineSetup setup() {
         return EngineSetup.of("naive");
     }
 }

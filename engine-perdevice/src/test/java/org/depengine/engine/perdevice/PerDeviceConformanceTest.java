@@ -17,7 +17,7 @@ class PerDeviceConformanceTest extends ThreadedEngineConformance {
             .withSingleWorkerSettings(Map.of("depengine.cpu.workers", "1"));
 
     @Override
-    protected EngineSetup setup() {
+    public EngineSetup setup() {
         return SETUP;
     }
 }

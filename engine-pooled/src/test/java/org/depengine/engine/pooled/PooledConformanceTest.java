@@ -11,7 +11,7 @@ class PooledConformanceTest extends ThreadedEngineConformance {
             .withSingleWorkerSettings(Map.of("depengine.pooled.workers", "1"));
 
     @Override
-    protected EngineSetup setup() {
+    public EngineSetup setup() {
         return SETUP;
     }
 }
