@@ -15,6 +15,7 @@ module org.depengine.benchmarks {
     requires org.slf4j;
     requires jmh.core;
     requires dexecutor.core;
+    requires com.fasterxml.jackson.databind; // reads the JMH result files
 
     opens org.depengine.benchmarks to jmh.core;
     opens org.depengine.benchmarks.jmh_generated to jmh.core;

@@ -1,11 +1,13 @@
 /**
- * The conformance suite: abstract JUnit 5 test classes every engine module extends, so one set of
- * rules is checked against every engine, plus the serial oracle and workload generators they use.
+ * The conformance suites: abstract JUnit 5 test classes every engine module runs through one
+ * {@code EngineConformance} subclass, so one set of rules is checked against every engine, plus the
+ * serial oracle and workload generators they use (see the package documentation).
  */
 module org.depengine.testkit {
     requires transitive org.depengine.api;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
+    requires com.fasterxml.jackson.databind; // the one JSON reader of the tests (Json)
     requires java.management; // heap and live-object figures of the soak program
 
     exports org.depengine.testkit;

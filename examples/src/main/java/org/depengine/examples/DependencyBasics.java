@@ -7,7 +7,7 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 
 /**
- * The design notes' first example: A = 2; B = A + 1; C = A + 2; D = B × C. B and C both only read A,
+ * The first example of {@code docs/design.md}: A = 2; B = A + 1; C = A + 2; D = B × C. B and C both only read A,
  * so the engine runs them at the same time; D waits for both. Prints D and when B and C ran.
  *
  * <p>Usage: {@code DependencyBasics [--engine naive|pooled|perdevice] [--help]}.

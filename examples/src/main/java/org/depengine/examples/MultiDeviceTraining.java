@@ -14,7 +14,7 @@ import org.depengine.api.VarHandle;
 import org.depengine.profiler.Profiler;
 
 /**
- * The design notes' two-layer network, trained data-parallel on several devices, written as a plain
+ * The two-layer network of {@code docs/design.md}, trained data-parallel on several devices, written as a plain
  * serial program of pushes. Per batch, each device gets its slice of the samples and runs forward and
  * backward; each layer's gradient is copied to the host as soon as it exists; the host sums the
  * gradients (in device order, so the result is the same whatever finishes first), takes an SGD step

@@ -15,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.depengine.api.VarHandle;
 import org.depengine.profiler.Fakes.FakeOp;
-import org.junit.jupiter.api.Assumptions;
+import org.depengine.testkit.Required;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,7 +67,7 @@ class HtmlTimelineTest {
 
     @Test
     void chromiumDrawsOneBarPerOp() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM
+        Required.assumeAvailable("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM
                 + " (Debian package 'chromium'; or set -Ddepengine.test.chromium=PATH)");
         int n = 40;
         Profiler p = chain(n);
@@ -91,7 +91,7 @@ class HtmlTimelineTest {
 
     @Test
     void knownDagPageHasDeviceBars() throws Exception {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM);
+        Required.assumeAvailable("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM);
         Profiler p = ProfilerTraceTest.knownDag(Profiler.builder().build());
         Path html = dir.resolve("dag.html");
         p.writeHtml(html);

@@ -1,6 +1,7 @@
 package org.depengine.profiler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -11,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.depengine.api.VarHandle;
 import org.depengine.api.listen.OpInfo;
@@ -88,20 +91,24 @@ class PeriodicDumpTest {
 
     @Test
     void aFailedDumpLeavesThePreviousFile() throws IOException {
-        Path file = dir.resolve("t.json");
         Profiler p = Profiler.builder().build();
         p.start(new Fakes.ListenerSink("e").engine);
         Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
-        p.dump(file);
+        Path first = dir.resolve("t.json");
+        p.dump(first);
+        // A name of 250 bytes is a valid file, but the dump's temporary sibling (the name plus a suffix)
+        // is over the 255-byte limit on file names, so a dump to it fails before anything is written.
+        Path file = dir.resolve("t".repeat(245) + ".json");
+        Files.copy(first, file);
         String before = Files.readString(file);
-        Path blocked = dir.resolve("sub");
-        Files.writeString(blocked, "a file where a directory is needed");
-        try {
-            p.dump(blocked.resolve("t.json"));
-        } catch (IOException expected) {
-            // the directory cannot be created
+        Fakes.run(p, new FakeOp(2, "y"), 3, 4, -1, 5);
+        assertThrows(IOException.class, () -> p.dump(file), "the dump did not fail");
+        assertEquals(before, Files.readString(file), "a failed dump changed the previous file");
+        try (Stream<Path> left = Files.list(dir)) {
+            assertEquals(Set.of(first, file), left.collect(Collectors.toSet()), "a failed dump left files behind");
         }
-        assertEquals(before, Files.readString(file));
+        p.dump(first);
+        assertTrue(Files.readString(first).contains("\"y\""), "a dump that went through would have changed the file");
         p.stop();
     }
 }

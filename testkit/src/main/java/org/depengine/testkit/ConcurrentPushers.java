@@ -1,10 +1,12 @@
 package org.depengine.testkit;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.Context;
@@ -56,7 +58,7 @@ public final class ConcurrentPushers {
     private final int vars;
     private final int opCount;
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic lists can only be made raw
     private ConcurrentPushers(int threads, int vars, int opsPerThread, long seed, List<Context> contexts,
                               List<FnProperty> props) {
         this.vars = vars;
@@ -134,11 +136,11 @@ public final class ConcurrentPushers {
         if (pusherError.get() != null) {
             throw new AssertionError("a pusher failed", pusherError.get());
         }
-        engine.waitForAll(java.time.Duration.ofMinutes(2)); // a lost op fails the test instead of hanging it
+        engine.waitForAll(Duration.ofMinutes(2)); // a lost op fails the test instead of hanging it
         check(data, logs);
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic lists can only be made raw
     private List<int[]>[] newLogs() {
         List<int[]>[] logs = new List[vars];
         for (int i = 0; i < vars; i++) {
@@ -169,7 +171,7 @@ public final class ConcurrentPushers {
             engine.pushAsync((ctx, done) -> {
                 log(logs, op);
                 op.apply(data);
-                java.util.concurrent.CompletableFuture.runAsync(done::complete); // completes from a foreign thread
+                CompletableFuture.runAsync(done::complete); // completes from a foreign thread
             }, op.ctx, reads, writes, op.prop, op.priority, name);
         } else {
             engine.pushSync(ctx -> {
@@ -248,7 +250,7 @@ public final class ConcurrentPushers {
         }
     }
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic lists can only be made raw
     private List<Integer>[] newSucc() {
         List<Integer>[] succ = new List[opCount];
         for (int i = 0; i < opCount; i++) {

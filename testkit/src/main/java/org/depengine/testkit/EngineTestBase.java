@@ -1,35 +1,67 @@
 package org.depengine.testkit;
 
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.EngineException;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.depengine.api.WaitTimeoutException;
 import org.depengine.api.spi.EngineConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * The base of every conformance suite: makes a fresh engine per test and closes it after. An engine
- * module extends each suite in a few lines, naming its engine.
+ * The base of every conformance suite: makes a fresh engine per test and closes it after. The
+ * engine comes from the {@link EngineSetup} of the {@link EngineUnderTest} class the suite is
+ * nested in (an {@link EngineConformance}); a suite run on its own (a plain subclass) overrides
+ * {@link #engineName()} and, where it needs them, {@link #settings()} and {@link #contexts()}.
  */
 public abstract class EngineTestBase {
     /** Generous bound on waits in tests that must not hang the build if the engine is broken. */
-    protected static final java.time.Duration BOUND = java.time.Duration.ofSeconds(60);
+    protected static final Duration BOUND = Duration.ofSeconds(60);
 
     /** The engine under test; fresh for each test. */
     protected Engine engine;
 
-    /** The engine name to test, e.g. {@code "naive"}. */
-    protected abstract String engineName();
+    /** The setup handed down by the enclosing {@link EngineConformance}; null when run on its own. */
+    private EngineSetup setup;
 
-    /** Settings for the engine under test; the default is none (engine defaults). */
-    protected Map<String, String> settings() {
-        return Map.of();
+    /** Called by {@link EngineUnderTest.UseEnclosingSetup} before each test. */
+    final void useSetup(EngineSetup setup) {
+        this.setup = setup;
     }
 
-    /** The contexts ops are spread over in randomized workloads; the default is {@code cpu:0}. */
+    /** The setup handed down, failing with what to do when there is none. */
+    final EngineSetup setup() {
+        if (setup == null) {
+            throw new IllegalStateException(getClass().getName() + " has no engine to test: nest it in an "
+                    + "EngineConformance subclass or another EngineUnderTest (see the org.depengine.testkit package "
+                    + "documentation), "
+                    + "or override engineName()");
+        }
+        return setup;
+    }
+
+    /** The engine name to test, e.g. {@code "naive"}; by default the enclosing setup's. */
+    protected String engineName() {
+        return setup().engine();
+    }
+
+    /** Settings for the engine under test; by default the enclosing setup's, or none when run on its own. */
+    protected Map<String, String> settings() {
+        return setup == null ? Map.of() : setup.settings();
+    }
+
+    /** The contexts ops are spread over in randomized workloads; by default the setup's, or {@code cpu:0}. */
     protected List<Context> contexts() {
-        return List.of(Context.cpu());
+        return setup == null ? List.of(Context.cpu()) : setup.contexts();
     }
 
     /** Whether the engine runs ops on threads of its own (so independent ops can overlap). */
@@ -39,23 +71,23 @@ public abstract class EngineTestBase {
 
     /** A new engine of the tested kind with {@link #settings()}; the hang doctor is off unless they set it. */
     protected Engine newEngine() {
-        Map<String, String> s = new java.util.HashMap<>(settings());
+        Map<String, String> s = new HashMap<>(settings());
         s.putIfAbsent("depengine.hangDoctorMs", "0");
         return Engine.create(engineName(), EngineConfig.of(s));
     }
 
     /** An async op that has started and holds its variables until {@link #complete()} is called. */
     protected static final class Held {
-        private final org.depengine.api.CallbackOnComplete callback;
+        private final CallbackOnComplete callback;
         private final Thread pusher;
 
-        Held(org.depengine.api.CallbackOnComplete callback, Thread pusher) {
+        Held(CallbackOnComplete callback, Thread pusher) {
             this.callback = callback;
             this.pusher = pusher;
         }
 
         /** The op's callback, for tests that complete it themselves (then {@link #joinPusher()}). */
-        public org.depengine.api.CallbackOnComplete callback() {
+        public CallbackOnComplete callback() {
             return callback;
         }
 
@@ -78,11 +110,11 @@ public abstract class EngineTestBase {
      * Pushes, from a helper thread, an async op that completes only when told to, and returns once it
      * has started. A helper thread pushes because the naive engine's push blocks until completion.
      */
-    protected Held pushHeld(List<org.depengine.api.VarHandle> reads, List<org.depengine.api.VarHandle> writes, String name) {
-        java.util.concurrent.atomic.AtomicReference<org.depengine.api.CallbackOnComplete> cb =
-                new java.util.concurrent.atomic.AtomicReference<>();
+    protected Held pushHeld(List<VarHandle> reads, List<VarHandle> writes, String name) {
+        AtomicReference<CallbackOnComplete> cb =
+                new AtomicReference<>();
         Thread pusher = new Thread(() -> engine.pushAsync((ctx, done) -> cb.set(done), Context.cpu(), reads, writes,
-                org.depengine.api.FnProperty.NORMAL, 0, name), "held-pusher-" + name);
+                FnProperty.NORMAL, 0, name), "held-pusher-" + name);
         pusher.start();
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (cb.get() == null) {
@@ -112,7 +144,7 @@ public abstract class EngineTestBase {
      * Polls {@code t}'s state until {@code done} accepts it, failing after {@link #BOUND}. A wait for a
      * condition, not a sleep: it returns as soon as the thread gets there.
      */
-    protected static void awaitThread(Thread t, java.util.function.Predicate<Thread.State> done, String what) {
+    protected static void awaitThread(Thread t, Predicate<Thread.State> done, String what) {
         long deadline = System.nanoTime() + BOUND.toNanos();
         while (!done.test(t.getState())) {
             if (System.nanoTime() > deadline) {
@@ -142,9 +174,9 @@ public abstract class EngineTestBase {
         }
         try {
             engine.waitForAll(BOUND); // bounded, so a broken engine fails the build instead of hanging it
-        } catch (org.depengine.api.WaitTimeoutException e) {
+        } catch (WaitTimeoutException e) {
             throw new AssertionError("ops still pending after the test; engine left open: " + e.getMessage(), e);
-        } catch (org.depengine.api.EngineException e) {
+        } catch (EngineException e) {
             // an op failure the test did not collect: not what this check is about
         }
         engine.close();

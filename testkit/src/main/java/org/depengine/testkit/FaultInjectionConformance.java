@@ -11,9 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -22,11 +24,13 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
+import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.WaitTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -66,7 +70,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         void push(VarHandle in, String name, AtomicInteger runs);
     }
 
-    private void pushSyncFault(VarHandle in, String name, AtomicInteger runs, org.depengine.api.SyncFn body) {
+    private void pushSyncFault(VarHandle in, String name, AtomicInteger runs, SyncFn body) {
         engine.pushSync(ctx -> {
             runs.incrementAndGet();
             body.run(ctx);
@@ -390,7 +394,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
      * what the wait did: an {@link EngineException} caused by the interrupt, whose message mentions
      * {@code what}, with the interrupt status set again; and that the engine is unaffected.
      */
-    private void interruptedWaitThrowsAndKeepsTheStatus(String what, java.util.function.Consumer<VarHandle> wait,
+    private void interruptedWaitThrowsAndKeepsTheStatus(String what, Consumer<VarHandle> wait,
                                                         Thread.State blockedState) throws Exception {
         VarHandle v = engine.newVariable("watched");
         Held stuck = pushHeld(List.of(), List.of(v), "stuck");
@@ -509,7 +513,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             AtomicInteger ran = new AtomicInteger();
             AtomicInteger ranWhenDeleted = new AtomicInteger(-1);
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
-            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
             Thread pusher = new Thread(() -> {
                 for (int i = 0; i < attempts; i++) {
                     if (i == attempts / 4) {
@@ -559,7 +563,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         AtomicIntegerArray runs = new AtomicIntegerArray(chains * opsPerChain);
         Throwable[] firstFault = new Throwable[chains];
         int[] firstFaultAt = new int[chains];
-        java.util.Arrays.fill(firstFaultAt, -1);
+        Arrays.fill(firstFaultAt, -1);
         // The plan is drawn up front, so the oracle does not depend on how the pushes interleave.
         Throwable[][] plan = new Throwable[chains][opsPerChain];
         Random rnd = new Random(8);

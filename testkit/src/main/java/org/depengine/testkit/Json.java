@@ -1,33 +1,44 @@
 package org.depengine.testkit;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A strict little JSON parser for tests (RFC 8259): objects (as insertion-ordered maps), arrays (as
- * lists), strings, numbers and literals. Tests use it to check that files the project writes (traces,
- * reports) are valid JSON and to read them back.
+ * JSON for tests, read by Jackson (strict: no trailing tokens, no duplicate keys, no comments or
+ * NaN literals) into plain values: objects as insertion-ordered maps, arrays as lists, every number as
+ * a {@code Double} (as JSON and the trace viewers have them), strings, booleans and null. Tests use
+ * it to check that files the project writes (traces, reports) are valid JSON and to read them back.
+ * Thread-safe.
  */
 public final class Json {
-    private final String s;
-    private int i;
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
-    private Json(String s) {
-        this.s = s;
+    private Json() {
     }
 
-    /** Parses the whole text; throws IllegalArgumentException on any deviation from JSON. */
+    /** Parses the whole text; throws {@link IllegalArgumentException}, saying where, on anything that is not JSON. */
     public static Object parse(String text) {
-        Json p = new Json(text);
-        p.ws();
-        Object v = p.value();
-        p.ws();
-        if (p.i != text.length()) {
-            throw p.error("trailing characters");
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getOriginalMessage() + " at "
+                    + e.getLocation().offsetDescription(), e);
         }
-        return v;
+        if (root == null || root.isMissingNode()) {
+            throw new IllegalArgumentException("not JSON: no value in the text");
+        }
+        return plain(root);
     }
 
     /** {@code o} as a JSON object. */
@@ -42,206 +53,31 @@ public final class Json {
         return (List<Object>) o;
     }
 
-    private IllegalArgumentException error(String what) {
-        int from = Math.max(0, i - 30);
-        int to = Math.min(s.length(), i + 30);
-        return new IllegalArgumentException(what + " at " + i + ": ..." + s.substring(from, to) + "...");
-    }
-
-    private void ws() {
-        while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\n' || s.charAt(i) == '\r' || s.charAt(i) == '\t')) {
-            i++;
-        }
-    }
-
-    private Object value() {
-        if (i >= s.length()) {
-            throw error("unexpected end");
-        }
-        char c = s.charAt(i);
-        switch (c) {
-            case '{':
-                return object();
-            case '[':
-                return array();
-            case '"':
-                return string();
-            case 't':
-                return literal("true", Boolean.TRUE);
-            case 'f':
-                return literal("false", Boolean.FALSE);
-            case 'n':
-                return literal("null", null);
-            default:
-                if (c == '-' || (c >= '0' && c <= '9')) {
-                    return number();
-                }
-                throw error("unexpected character '" + c + "'");
-        }
-    }
-
-    private Object literal(String word, Object v) {
-        if (!s.startsWith(word, i)) {
-            throw error("bad literal");
-        }
-        i += word.length();
-        return v;
-    }
-
-    private Map<String, Object> object() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        i++;
-        ws();
-        if (peek() == '}') {
-            i++;
-            return m;
-        }
-        while (true) {
-            ws();
-            if (peek() != '"') {
-                throw error("expected a name");
-            }
-            String k = string();
-            ws();
-            expect(':');
-            ws();
-            m.put(k, value());
-            ws();
-            char c = next();
-            if (c == '}') {
+    private static Object plain(JsonNode n) {
+        switch (n.getNodeType()) {
+            case OBJECT -> {
+                Map<String, Object> m = new LinkedHashMap<>();
+                n.fields().forEachRemaining(e -> m.put(e.getKey(), plain(e.getValue())));
                 return m;
             }
-            if (c != ',') {
-                throw error("expected , or }");
+            case ARRAY -> {
+                List<Object> l = new ArrayList<>(n.size());
+                n.forEach(e -> l.add(plain(e)));
+                return l;
             }
-        }
-    }
-
-    private List<Object> array() {
-        List<Object> a = new ArrayList<>();
-        i++;
-        ws();
-        if (peek() == ']') {
-            i++;
-            return a;
-        }
-        while (true) {
-            ws();
-            a.add(value());
-            ws();
-            char c = next();
-            if (c == ']') {
-                return a;
+            case NUMBER -> {
+                return n.doubleValue();
             }
-            if (c != ',') {
-                throw error("expected , or ]");
+            case STRING -> {
+                return n.textValue();
             }
-        }
-    }
-
-    private String string() {
-        expect('"');
-        StringBuilder sb = new StringBuilder();
-        while (true) {
-            char c = next();
-            if (c == '"') {
-                return sb.toString();
+            case BOOLEAN -> {
+                return n.booleanValue();
             }
-            if (c < 0x20) {
-                throw error("raw control character in string");
+            case NULL -> {
+                return null;
             }
-            if (c != '\\') {
-                sb.append(c);
-                continue;
-            }
-            char e = next();
-            switch (e) {
-                case '"':
-                case '\\':
-                case '/':
-                    sb.append(e);
-                    break;
-                case 'b':
-                    sb.append('\b');
-                    break;
-                case 'f':
-                    sb.append('\f');
-                    break;
-                case 'n':
-                    sb.append('\n');
-                    break;
-                case 'r':
-                    sb.append('\r');
-                    break;
-                case 't':
-                    sb.append('\t');
-                    break;
-                case 'u':
-                    if (i + 4 > s.length()) {
-                        throw error("short \\u escape");
-                    }
-                    sb.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                    i += 4;
-                    break;
-                default:
-                    throw error("bad escape");
-            }
-        }
-    }
-
-    private Double number() {
-        int start = i;
-        if (peek() == '-') {
-            i++;
-        }
-        if (peek() == '0') {
-            i++;
-        } else if (Character.isDigit(peek())) {
-            while (Character.isDigit(peek())) {
-                i++;
-            }
-        } else {
-            throw error("bad number");
-        }
-        if (peek() == '.') {
-            i++;
-            if (!Character.isDigit(peek())) {
-                throw error("bad fraction");
-            }
-            while (Character.isDigit(peek())) {
-                i++;
-            }
-        }
-        if (peek() == 'e' || peek() == 'E') {
-            i++;
-            if (peek() == '+' || peek() == '-') {
-                i++;
-            }
-            if (!Character.isDigit(peek())) {
-                throw error("bad exponent");
-            }
-            while (Character.isDigit(peek())) {
-                i++;
-            }
-        }
-        return Double.parseDouble(s.substring(start, i));
-    }
-
-    private char peek() {
-        return i < s.length() ? s.charAt(i) : '\0';
-    }
-
-    private char next() {
-        if (i >= s.length()) {
-            throw error("unexpected end");
-        }
-        return s.charAt(i++);
-    }
-
-    private void expect(char c) {
-        if (next() != c) {
-            i--;
-            throw error("expected '" + c + "'");
+            default -> throw new IllegalArgumentException("not a JSON value: " + n.getNodeType());
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.depengine.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
+import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
@@ -79,11 +81,10 @@ public abstract class LeakConformance extends EngineTestBase {
     @Test
     void aDeletedVariableWhoseFailureWasReportedIsCollected() {
         WeakReference<VarHandle> ref = deleteAVariableThatFailed();
-        try {
-            engine.waitForAll(BOUND);
-        } catch (org.depengine.api.EngineException expected) {
-            // the op's failure, reported here
-        }
+        EngineException reported = assertThrows(EngineException.class, () -> engine.waitForAll(BOUND),
+                "the failure of the op that wrote the deleted variable was not reported");
+        assertEquals("boom", reported.getCause().getMessage(), "reported a failure other than the op's");
+        assertTrue(reported.getMessage().contains("fails"), "does not name the failed op: " + reported.getMessage());
         assertCollected(ref, "a deleted variable that carried a reported failure");
     }
 

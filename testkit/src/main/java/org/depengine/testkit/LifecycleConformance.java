@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,7 +66,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
         AtomicInteger finished = new AtomicInteger();
         AtomicInteger released = new AtomicInteger();
         AtomicInteger outOfOrder = new AtomicInteger();
-        java.util.Map<Long, Integer> stage = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<Long, Integer> stage = new ConcurrentHashMap<>();
         OpListener l = new OpListener() {
             private void step(OpInfo op, int from, int to) {
                 Integer was = stage.put(op.id(), to);
@@ -298,7 +300,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
     @Test
     void creatingAndClosing200EnginesLeavesNoThreadBehind() throws Exception {
         Set<Thread> before = liveEngineThreads();
-        Set<String> ranOn = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> ranOn = ConcurrentHashMap.newKeySet();
         for (int i = 0; i < 200; i++) {
             try (Engine e = newEngine()) {
                 VarHandle v = e.newVariable();

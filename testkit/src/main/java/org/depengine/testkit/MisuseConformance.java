@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -16,6 +18,7 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
+import org.depengine.api.WaitTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -205,7 +208,7 @@ public abstract class MisuseConformance extends EngineTestBase {
         VarHandle v = engine.newVariable("slow-output");
         Held writer = pushHeld(List.of(), List.of(v), "slow-writer");
         try {
-            assertMessage(org.depengine.api.WaitTimeoutException.class, () -> engine.waitForVar(v, java.time.Duration.ofMillis(20)),
+            assertMessage(WaitTimeoutException.class, () -> engine.waitForVar(v, Duration.ofMillis(20)),
                     "waitForVar(slow-output)", "timed out", "slow-writer", "'" + engineName() + "'");
         } finally {
             writer.complete();
@@ -217,7 +220,7 @@ public abstract class MisuseConformance extends EngineTestBase {
     void aBoundedWaitForAllThatRunsOutSaysWhatIsPending() throws Exception {
         Held writer = pushHeld(List.of(), List.of(engine.newVariable("slow-output")), "slow-writer");
         try {
-            assertMessage(org.depengine.api.WaitTimeoutException.class, () -> engine.waitForAll(java.time.Duration.ofMillis(20)),
+            assertMessage(WaitTimeoutException.class, () -> engine.waitForAll(Duration.ofMillis(20)),
                     "waitForAll()", "timed out", "pending", "'" + engineName() + "'");
         } finally {
             writer.complete();
@@ -264,7 +267,7 @@ public abstract class MisuseConformance extends EngineTestBase {
     @Test
     void waitsInsideAnOpSayWhatToDoInstead() {
         VarHandle v = engine.newVariable("v");
-        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
         engine.pushSync(ctx -> {
             try {
                 engine.waitForVar(engine.newVariable("other"), BOUND);

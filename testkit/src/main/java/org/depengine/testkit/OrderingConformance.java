@@ -9,9 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
@@ -121,7 +124,7 @@ public abstract class OrderingConformance extends EngineTestBase {
         waiter.start();
         assertEquals(1, returned.getCount());
         heldWrite.complete();
-        assertTrue(returned.await(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(returned.await(BOUND.toSeconds(), TimeUnit.SECONDS));
         waiter.join();
         assertEquals(1, v.version());
     }
@@ -166,7 +169,7 @@ public abstract class OrderingConformance extends EngineTestBase {
     @Test
     void deleteVariableRunsAfterEveryEarlierUser() throws Exception {
         VarHandle buf = engine.newVariable("buffer");
-        java.util.concurrent.atomic.AtomicBoolean slowDone = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean slowDone = new AtomicBoolean();
         AtomicInteger fastDone = new AtomicInteger();
         Held held = pushHeld(List.of(buf), List.of(engine.newVariable()), "slow-reader");
         engine.pushSync(ctx -> fastDone.incrementAndGet(), Context.cpu(), List.of(buf), List.of(engine.newVariable()),
@@ -211,7 +214,7 @@ public abstract class OrderingConformance extends EngineTestBase {
             vars[i] = engine.newVariable("v" + i);
         }
         List<Context> ctxs = contexts();
-        java.util.Random rnd = new java.util.Random(seed);
+        Random rnd = new Random(seed);
         int i = 0;
         for (RandomWorkload.Op op : w.ops) {
             List<VarHandle> reads = new ArrayList<>(op.reads.length);

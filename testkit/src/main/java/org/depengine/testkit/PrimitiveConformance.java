@@ -14,9 +14,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.stream.Stream;
+import org.depengine.api.Context;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.DeviceBuffer;
+import org.depengine.api.device.Event;
 import org.depengine.api.device.StreamKind;
+import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.device.primitive.Activation;
 import org.depengine.api.device.primitive.Elementwise;
 import org.depengine.api.device.primitive.Fill;
@@ -721,10 +724,10 @@ public abstract class PrimitiveConformance {
 
     /** A device with no primitives and plain host memory, to hand out foreign buffers and streams. */
     private static final class StubDevice implements Device {
-        private final org.depengine.api.Context ctx = org.depengine.api.Context.of("stub", 0);
+        private final Context ctx = Context.of("stub", 0);
 
         @Override
-        public org.depengine.api.Context context() {
+        public Context context() {
             return ctx;
         }
 
@@ -752,12 +755,12 @@ public abstract class PrimitiveConformance {
                 }
 
                 @Override
-                public org.depengine.api.device.Event record() {
+                public Event record() {
                     throw new UnsupportedOperationException("stub");
                 }
 
                 @Override
-                public void waitFor(org.depengine.api.device.Event event) {
+                public void waitFor(Event event) {
                     throw new UnsupportedOperationException("stub");
                 }
 
@@ -787,8 +790,8 @@ public abstract class PrimitiveConformance {
         }
 
         @Override
-        public org.depengine.api.device.StreamPolicy policy(StreamKind kind) {
-            return org.depengine.api.device.StreamPolicy.SYNCHRONOUS;
+        public StreamPolicy policy(StreamKind kind) {
+            return StreamPolicy.SYNCHRONOUS;
         }
 
         @Override

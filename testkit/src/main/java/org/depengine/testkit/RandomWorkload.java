@@ -1,6 +1,7 @@
 package org.depengine.testkit;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -63,7 +64,7 @@ public final class RandomWorkload {
                     drawn[k++] = r;
                 }
             }
-            ops.add(new Op(java.util.Arrays.copyOf(drawn, k), write));
+            ops.add(new Op(Arrays.copyOf(drawn, k), write));
         }
         return new RandomWorkload(vars, ops);
     }
@@ -71,7 +72,7 @@ public final class RandomWorkload {
     /** The initial data: every variable 1.0. */
     public double[] initialData() {
         double[] d = new double[vars];
-        java.util.Arrays.fill(d, 1.0);
+        Arrays.fill(d, 1.0);
         return d;
     }
 

@@ -2,9 +2,11 @@ package org.depengine.testkit;
 
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,6 +20,7 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
+import org.depengine.api.WaitTimeoutException;
 import org.depengine.api.spi.EngineConfig;
 
 /**
@@ -78,7 +81,7 @@ public final class SoakProgram {
             soak.completer.awaitTermination(60, TimeUnit.SECONDS);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        result.put("seconds", String.format(java.util.Locale.ROOT, "%.1f", seconds));
+        result.put("seconds", String.format(Locale.ROOT, "%.1f", seconds));
         result.put("threadsBefore", threadsBefore);
         result.put("threadsDuring", threadsDuring);
         result.put("threadsAfter", engineThreadsAfterJoin());
@@ -220,8 +223,8 @@ public final class SoakProgram {
     /** Waits for everything pushed; collects the failures the workload made on purpose. */
     private void sync() {
         try {
-            engine.waitForAll(java.time.Duration.ofMinutes(5));
-        } catch (org.depengine.api.WaitTimeoutException e) {
+            engine.waitForAll(Duration.ofMinutes(5));
+        } catch (WaitTimeoutException e) {
             throw e;
         } catch (EngineException e) {
             failuresReported += 1 + e.getSuppressed().length;

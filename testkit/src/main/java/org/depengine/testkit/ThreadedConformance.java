@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -14,6 +17,7 @@ import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
+import org.depengine.api.spi.EngineConfig;
 import org.junit.jupiter.api.Test;
 
 /** Rules that only engines with worker threads can show: overlap, exclusion, thread hygiene. */
@@ -63,9 +67,9 @@ public abstract class ThreadedConformance extends EngineTestBase {
 
     @Test
     void anErrorDoesNotKillItsWorker() {
-        Map<String, String> one = new java.util.HashMap<>(settings());
+        Map<String, String> one = new HashMap<>(settings());
         one.putAll(singleWorkerSettings());
-        try (Engine e = Engine.create(engineName(), org.depengine.api.spi.EngineConfig.of(one))) {
+        try (Engine e = Engine.create(engineName(), EngineConfig.of(one))) {
             AtomicReference<Thread> before = new AtomicReference<>();
             AtomicReference<Thread> after = new AtomicReference<>();
             VarHandle v = e.newVariable();
@@ -81,15 +85,17 @@ public abstract class ThreadedConformance extends EngineTestBase {
         }
     }
 
-    /** Settings that give the engine one worker for plain CPU ops. */
-    protected abstract Map<String, String> singleWorkerSettings();
+    /** Settings that give the engine one worker for plain CPU ops; by default the enclosing setup's. */
+    protected Map<String, String> singleWorkerSettings() {
+        return setup().singleWorkerSettings();
+    }
 
     @Test
     void anInterruptSetByAnOpDoesNotLeakIntoTheNextOpsOnItsWorker() {
         // Like a thread pool, a worker must not hand an op's interrupt status to the ops it runs next
         // (an op that waits on a latch or a queue would fail at once), nor spin in its idle loop.
         VarHandle v = engine.newVariable("v");
-        List<String> leaks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<String> leaks = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 20; i++) {
             engine.pushSync(ctx -> {

@@ -1,5 +1,8 @@
 package org.depengine.benchmarks.report;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +26,9 @@ final class RunData {
     final List<Result> results;
     /** Forks, warm-up and measurement settings, from the first result. */
     final String settings;
+
+    /** Jackson's reader, the one JSON reader of the tests and benchmarks; thread-safe once configured. */
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private RunData(String mode, int jdk, Properties machine, List<Result> results, String settings) {
         this.mode = mode;
@@ -57,14 +63,18 @@ final class RunData {
                 machine.load(r);
             }
         }
-        Object parsed = Json.parse(Files.readString(json, StandardCharsets.UTF_8));
-        if (!(parsed instanceof List)) {
+        JsonNode parsed;
+        try {
+            parsed = JSON.readTree(json.toFile());
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(json + ": not JSON: " + e.getOriginalMessage(), e);
+        }
+        if (parsed == null || !parsed.isArray()) {
             throw new IllegalArgumentException(json + ": not a JMH result file (expected a JSON array)");
         }
         List<Result> results = new ArrayList<>();
         String settings = "";
-        for (Object o : (List<?>) parsed) {
-            Map<?, ?> entry = (Map<?, ?>) o;
+        for (JsonNode entry : parsed) {
             if (settings.isEmpty()) {
                 settings = settings(entry);
             }
@@ -73,8 +83,8 @@ final class RunData {
         return new RunData(mode, jdk, machine, results, settings);
     }
 
-    private static Result result(Path json, Map<?, ?> entry) {
-        String benchmark = String.valueOf(entry.get("benchmark"));
+    private static Result result(Path json, JsonNode entry) {
+        String benchmark = entry.path("benchmark").asText();
         int lastDot = benchmark.lastIndexOf('.');
         int classDot = benchmark.lastIndexOf('.', lastDot - 1);
         if (lastDot < 0 || classDot < 0) {
@@ -83,42 +93,27 @@ final class RunData {
         String workload = benchmark.substring(classDot + 1, lastDot);
         String method = benchmark.substring(lastDot + 1);
         Map<String, String> params = new LinkedHashMap<>();
-        Object p = entry.get("params");
-        if (p instanceof Map) {
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) p).entrySet()) {
-                params.put(String.valueOf(e.getKey()), String.valueOf(e.getValue()));
-            }
+        entry.path("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+        JsonNode metric = entry.path("primaryMetric");
+        if (!metric.isObject()) {
+            throw new IllegalArgumentException(json + ": result '" + benchmark + "' has no primaryMetric object");
         }
-        Map<?, ?> metric = (Map<?, ?>) entry.get("primaryMetric");
-        double scale = toNanos(String.valueOf(metric.get("scoreUnit")));
-        double score = number(metric.get("score"));
-        Object percentiles = metric.get("scorePercentiles");
-        if (percentiles instanceof Map && ((Map<?, ?>) percentiles).get("50.0") != null) {
-            score = number(((Map<?, ?>) percentiles).get("50.0"));
-        }
-        double error = number(metric.get("scoreError"));
+        double scale = toNanos(metric.path("scoreUnit").asText());
+        JsonNode median = metric.path("scorePercentiles").path("50.0");
+        double score = number(median.isMissingNode() || median.isNull() ? metric.path("score") : median);
+        double error = number(metric.path("scoreError"));
         return new Result(workload, method, params, score * scale, error * scale);
     }
 
-    private static String settings(Map<?, ?> entry) {
+    private static String settings(JsonNode entry) {
         return String.format(Locale.ROOT, "forks %s, warm-up %s × %s, measurement %s × %s",
-                integer(entry.get("forks")), integer(entry.get("warmupIterations")), entry.get("warmupTime"),
-                integer(entry.get("measurementIterations")), entry.get("measurementTime"));
+                entry.path("forks").asText(), entry.path("warmupIterations").asText(), entry.path("warmupTime").asText(),
+                entry.path("measurementIterations").asText(), entry.path("measurementTime").asText());
     }
 
-    private static String integer(Object o) {
-        return o instanceof Double ? String.valueOf(((Double) o).longValue()) : String.valueOf(o);
-    }
-
-    private static double number(Object o) {
-        if (o instanceof Double) {
-            return (Double) o;
-        }
-        try {
-            return Double.parseDouble(String.valueOf(o)); // JMH writes "NaN" as a string
-        } catch (NumberFormatException e) {
-            return Double.NaN;
-        }
+    /** A JSON number, or NaN: JMH writes "NaN" as a string (and a missing error has no number). */
+    private static double number(JsonNode n) {
+        return n.isNumber() ? n.doubleValue() : Double.NaN;
     }
 
     /** Nanoseconds per unit of a JMH score unit such as {@code us/op}. */

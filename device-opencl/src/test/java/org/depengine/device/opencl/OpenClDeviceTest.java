@@ -21,9 +21,9 @@ import org.depengine.api.device.Devices;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.testkit.Required;
 import org.jocl.CL;
 import org.jocl.cl_event;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -62,7 +62,7 @@ class OpenClDeviceTest {
         DeviceProvider p = Devices.provider("opencl");
         provider = assertInstanceOf(OpenClDeviceProvider.class, p);
         Availability a = provider.probe();
-        Assumptions.assumeTrue(a.available(), "needs an OpenCL platform (e.g. pocl-opencl-icd): " + a.reason());
+        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL platform (e.g. pocl-opencl-icd): " + a.reason());
         device = (OpenClDevice) Devices.device(Context.of("opencl", 0));
     }
 

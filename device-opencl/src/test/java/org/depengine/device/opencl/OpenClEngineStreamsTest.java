@@ -28,6 +28,7 @@ import org.depengine.api.device.Devices;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.testkit.Required;
 import org.jocl.cl_event;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -87,7 +88,7 @@ class OpenClEngineStreamsTest {
     @BeforeEach
     void open() {
         var a = Devices.provider("opencl").probe();
-        org.junit.jupiter.api.Assumptions.assumeTrue(a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
         device = (OpenClDevice) Devices.device(CL0);
     }
 

@@ -23,6 +23,7 @@ import org.depengine.api.device.primitive.Activation;
 import org.depengine.api.device.primitive.Matmul;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.api.device.primitive.Reduce;
+import org.depengine.testkit.Required;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class OpenClPrimitiveEngineTest {
     @BeforeEach
     void open() {
         Availability a = Devices.provider("opencl").probe();
-        org.junit.jupiter.api.Assumptions.assumeTrue(a.available(),
+        Required.assumeAvailable("opencl", a.available(),
                 "needs an OpenCL platform (CI installs PoCL): " + a.reason());
         device = Devices.device(GPU);
         engine = Engine.create("perdevice");

@@ -18,7 +18,13 @@ public class EngineThread extends Thread {
     public EngineThread(Object engine, String name) {
         super(name);
         this.engine = engine;
-        setDaemon(true);
+    }
+
+    /** Starts the thread as a daemon: an engine's threads never keep the JVM alive. */
+    @Override
+    public void start() {
+        setDaemon(true); // here, not in the constructor, which must not call overridable methods on this
+        super.start();
     }
 
     /** The engine that owns this thread. */

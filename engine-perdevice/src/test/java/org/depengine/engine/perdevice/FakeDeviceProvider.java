@@ -2,7 +2,6 @@ package org.depengine.engine.perdevice;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.depengine.api.Context;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Device;
@@ -18,7 +17,6 @@ import org.depengine.api.device.StreamPolicy;
  * are launched when their function returns and done later, as on a GPU.
  */
 public final class FakeDeviceProvider implements DeviceProvider {
-    static final AtomicInteger STREAMS_CREATED = new AtomicInteger();
     private static final ExecutorService DEVICE_THREAD = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "fake-device-completion");
         t.setDaemon(true);
@@ -65,7 +63,6 @@ public final class FakeDeviceProvider implements DeviceProvider {
 
         @Override
         public Stream createStream(StreamKind kind) {
-            STREAMS_CREATED.incrementAndGet();
             return new FakeStream(this, kind);
         }
 

@@ -2,6 +2,8 @@ package org.depengine.examples.customdevice;
 
 import java.util.List;
 import org.depengine.api.Context;
+import org.depengine.testkit.EngineSetup;
+import org.depengine.testkit.EngineUnderTest;
 import org.depengine.testkit.OrderingConformance;
 import org.junit.jupiter.api.Nested;
 
@@ -12,28 +14,24 @@ import org.junit.jupiter.api.Nested;
  */
 class SimConformanceTest {
     @Nested
-    class PerDevice extends OrderingConformance {
+    class PerDevice implements EngineUnderTest {
         @Override
-        protected String engineName() {
-            return "perdevice";
+        public EngineSetup setup() {
+            return EngineSetup.of("perdevice").withContexts(List.of(Context.of("sim", 0), Context.of("sim", 1), Context.cpu()));
         }
 
-        @Override
-        protected List<Context> contexts() {
-            return List.of(Context.of("sim", 0), Context.of("sim", 1), Context.cpu());
-        }
+        @Nested
+        class Ordering extends OrderingConformance { }
     }
 
     @Nested
-    class Pooled extends OrderingConformance {
+    class Pooled implements EngineUnderTest {
         @Override
-        protected String engineName() {
-            return "pooled";
+        public EngineSetup setup() {
+            return EngineSetup.of("pooled").withContexts(List.of(Context.of("sim", 0), Context.cpu()));
         }
 
-        @Override
-        protected List<Context> contexts() {
-            return List.of(Context.of("sim", 0), Context.cpu());
-        }
+        @Nested
+        class Ordering extends OrderingConformance { }
     }
 }
