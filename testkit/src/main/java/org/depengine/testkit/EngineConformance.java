@@ -42,4 +42,10 @@ public abstract class EngineConformance implements EngineUnderTest {
 
     @Nested
     class Diagnostics extends DiagnosticsConformance { }
+
+    @Nested
+    class Reliability extends ReliabilityConformance { }
+
+    @Nested
+    class MisbehavingDevice extends MisbehavingDeviceConformance { }
 }
