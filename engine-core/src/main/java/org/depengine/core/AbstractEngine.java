@@ -312,7 +312,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         DeviceSlot s = devices.get(ctx);
         if (s == null) {
-            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(Devices.device(c)));
+            // Acquired for this engine; released in close(), which lets the provider close its devices.
+            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(Devices.acquire(c)));
         }
         lastSlot = new LastSlot(ctx, s);
         return s;
@@ -811,6 +812,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 } catch (RuntimeException e) {
                     LOG.warn("closing the streams of {} failed", s.context(), e);
                 }
+                Devices.release(s.context());
             }
             closed = true;
             if (interrupted) {
