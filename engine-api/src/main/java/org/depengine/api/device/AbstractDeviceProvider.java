@@ -59,12 +59,14 @@ public abstract class AbstractDeviceProvider<D extends Device> implements Device
         return type;
     }
 
-    /** Disabled by the property, or the answer of {@link #detect()}, cached after the first call. */
+    /**
+     * Disabled by the switch, or the answer of {@link #detect()}; the first answer is cached, so a switch
+     * set or cleared later does not change it.
+     *
+     * @throws IllegalArgumentException if the switch has an invalid value (on the first call)
+     */
     @Override
     public final Availability probe() {
-        if (DeviceProvider.isDisabled(type)) {
-            return DeviceProvider.disabledAvailability(type);
-        }
         Availability a = probed;
         return a != null ? a : probeOnce();
     }
@@ -73,8 +75,10 @@ public abstract class AbstractDeviceProvider<D extends Device> implements Device
         if (probed == null) {
             Availability a;
             int n = 0;
+            // An invalid switch throws here, before anything is cached: a corrected one is read again.
+            boolean disabled = DeviceProvider.isDisabled(type);
             try {
-                a = detect();
+                a = disabled ? DeviceProvider.disabledAvailability(type) : detect();
                 n = a.available() ? countDevices() : 0;
             } catch (RuntimeException | LinkageError e) {
                 LOG.debug("probe of device type '{}' failed", type, e);
