@@ -15,6 +15,7 @@ module org.depengine.device.cuda {
     requires transitive org.depengine.api;
     requires transitive jcuda;
     requires transitive jcublas;
+    requires transitive org.depengine.device.common;
     requires org.slf4j;
 
     exports org.depengine.device.cuda;

@@ -11,6 +11,7 @@
 module org.depengine.device.opencl {
     requires transitive org.depengine.api;
     requires transitive jocl;
+    requires transitive org.depengine.device.common;
     requires org.slf4j;
 
     exports org.depengine.device.opencl;

@@ -316,7 +316,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         DeviceSlot s = devices.get(ctx);
         if (s == null) {
-            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(c, Devices.device(c)));
+            // Acquired for this engine; released in close(), which lets the provider close its devices.
+            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(c, Devices.acquire(c)));
         }
         lastSlot = new LastSlot(ctx, s);
         return s;
@@ -933,6 +934,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 } catch (RuntimeException e) {
                     LOG.warn("closing the streams of {} failed", s.context(), e);
                 }
+                Devices.release(s.context());
             }
             OpListener l = listener;
             if (l != null) {

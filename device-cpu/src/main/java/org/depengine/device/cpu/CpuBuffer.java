@@ -47,6 +47,11 @@ public final class CpuBuffer implements DeviceBuffer {
         return d;
     }
 
+    /** The floats of a buffer of a CPU device (the primitives have checked that it is one). */
+    static float[] floats(DeviceBuffer b) {
+        return ((CpuBuffer) b).floats();
+    }
+
     /** Drops the memory (the garbage collector reclaims it); idempotent. */
     @Override
     public void close() {

@@ -1,9 +1,6 @@
 package org.depengine.device.cpu;
 
-import static org.depengine.api.device.primitive.PrimitiveChecks.buffer;
-import static org.depengine.api.device.primitive.PrimitiveChecks.bytes;
-import static org.depengine.api.device.primitive.PrimitiveChecks.disjoint;
-import static org.depengine.api.device.primitive.PrimitiveChecks.host;
+import static org.depengine.device.cpu.CpuBuffer.floats;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,45 +12,38 @@ import org.depengine.api.device.primitive.Memcpy;
  * Copies into and out of a {@link CpuBuffer}'s {@code float[]}, done when the call returns. Whole floats
  * go as bulk copies; a range that starts or ends inside a float goes through a small byte buffer.
  */
-final class CpuMemcpy extends CpuPrimitive implements Memcpy {
+final class CpuMemcpy implements Memcpy {
+    private final CpuDevice device;
+
     CpuMemcpy(CpuDevice device) {
-        super(device);
+        this.device = device;
     }
 
     @Override
-    public void hostToDevice(Stream stream, ByteBuffer src, DeviceBuffer dst, long dstOffsetBytes) {
-        lane(stream);
-        host(src, "src");
-        CpuBuffer d = buffer(device, dst, "dst", CpuBuffer.class);
-        bytes(d, "dst", dstOffsetBytes, src.remaining());
-        copyIn(native_(src), d.floats(), dstOffsetBytes);
+    public CpuDevice device() {
+        return device;
     }
 
     @Override
-    public void deviceToHost(Stream stream, DeviceBuffer src, long srcOffsetBytes, ByteBuffer dst) {
-        lane(stream);
-        host(dst, "dst");
-        CpuBuffer s = buffer(device, src, "src", CpuBuffer.class);
-        bytes(s, "src", srcOffsetBytes, dst.remaining());
-        copyOut(s.floats(), srcOffsetBytes, native_(dst));
+    public void enqueueHostToDevice(Stream stream, ByteBuffer src, DeviceBuffer dst, long dstOffsetBytes) {
+        copyIn(native_(src), floats(dst), dstOffsetBytes);
     }
 
     @Override
-    public void deviceToDevice(Stream stream, DeviceBuffer src, long srcOffsetBytes, DeviceBuffer dst,
+    public void enqueueDeviceToHost(Stream stream, DeviceBuffer src, long srcOffsetBytes, ByteBuffer dst) {
+        copyOut(floats(src), srcOffsetBytes, native_(dst));
+    }
+
+    @Override
+    public void enqueueDeviceToDevice(Stream stream, DeviceBuffer src, long srcOffsetBytes, DeviceBuffer dst,
             long dstOffsetBytes, long bytes) {
-        lane(stream);
-        CpuBuffer s = buffer(device, src, "src", CpuBuffer.class);
-        CpuBuffer d = buffer(device, dst, "dst", CpuBuffer.class);
-        bytes(s, "src", srcOffsetBytes, bytes);
-        bytes(d, "dst", dstOffsetBytes, bytes);
-        disjoint(s, srcOffsetBytes, d, dstOffsetBytes, bytes);
         if (srcOffsetBytes % Float.BYTES == 0 && dstOffsetBytes % Float.BYTES == 0 && bytes % Float.BYTES == 0) {
-            System.arraycopy(s.floats(), (int) (srcOffsetBytes / Float.BYTES), d.floats(),
+            System.arraycopy(floats(src), (int) (srcOffsetBytes / Float.BYTES), floats(dst),
                     (int) (dstOffsetBytes / Float.BYTES), (int) (bytes / Float.BYTES));
         } else {
             ByteBuffer tmp = ByteBuffer.allocate((int) bytes).order(ByteOrder.nativeOrder());
-            copyOut(s.floats(), srcOffsetBytes, tmp);
-            copyIn(tmp, d.floats(), dstOffsetBytes);
+            copyOut(floats(src), srcOffsetBytes, tmp);
+            copyIn(tmp, floats(dst), dstOffsetBytes);
         }
     }
 
@@ -67,20 +57,12 @@ final class CpuMemcpy extends CpuPrimitive implements Memcpy {
         int len = src.remaining();
         if (offset % Float.BYTES == 0 && len % Float.BYTES == 0) {
             src.asFloatBuffer().get(dst, (int) (offset / Float.BYTES), len / Float.BYTES);
-            return;
+        } else if (len > 0) {
+            // Partial floats at an end: patch the bytes in a copy of the floats they touch.
+            ByteBuffer window = window(dst, offset, len);
+            window.put(src.duplicate()).clear();
+            window.asFloatBuffer().get(dst, (int) (offset / Float.BYTES), window.capacity() / Float.BYTES);
         }
-        if (len == 0) {
-            return;
-        }
-        // Partial floats at an end: patch the bytes in a copy of the floats they touch.
-        int first = (int) (offset / Float.BYTES);
-        int count = (int) ((offset + len + Float.BYTES - 1) / Float.BYTES) - first;
-        ByteBuffer tmp = ByteBuffer.allocate(count * Float.BYTES).order(ByteOrder.nativeOrder());
-        tmp.asFloatBuffer().put(dst, first, count);
-        tmp.position((int) (offset - (long) first * Float.BYTES));
-        tmp.put(src.duplicate());
-        tmp.clear();
-        tmp.asFloatBuffer().get(dst, first, count);
     }
 
     /** Fills all of {@code dst} (native order) from byte {@code offset} of {@code src}. */
@@ -88,17 +70,22 @@ final class CpuMemcpy extends CpuPrimitive implements Memcpy {
         int len = dst.remaining();
         if (offset % Float.BYTES == 0 && len % Float.BYTES == 0) {
             dst.asFloatBuffer().put(src, (int) (offset / Float.BYTES), len / Float.BYTES);
-            return;
+        } else if (len > 0) {
+            dst.duplicate().put(window(src, offset, len));
         }
-        if (len == 0) {
-            return;
-        }
+    }
+
+    /**
+     * A copy of the floats that bytes {@code offset .. offset + len} of {@code floats} touch, as
+     * native-order bytes, with its position and limit on those bytes.
+     */
+    private static ByteBuffer window(float[] floats, long offset, int len) {
         int first = (int) (offset / Float.BYTES);
         int count = (int) ((offset + len + Float.BYTES - 1) / Float.BYTES) - first;
-        ByteBuffer tmp = ByteBuffer.allocate(count * Float.BYTES).order(ByteOrder.nativeOrder());
-        tmp.asFloatBuffer().put(src, first, count);
+        ByteBuffer window = ByteBuffer.allocate(count * Float.BYTES).order(ByteOrder.nativeOrder());
+        window.asFloatBuffer().put(floats, first, count);
         int start = (int) (offset - (long) first * Float.BYTES);
-        tmp.position(start).limit(start + len);
-        dst.duplicate().put(tmp);
+        window.position(start).limit(start + len);
+        return window;
     }
 }

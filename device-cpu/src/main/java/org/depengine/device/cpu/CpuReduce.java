@@ -1,7 +1,6 @@
 package org.depengine.device.cpu;
 
-import static org.depengine.api.device.primitive.PrimitiveChecks.distinct;
-import static org.depengine.api.device.primitive.PrimitiveChecks.matrix;
+import static org.depengine.device.cpu.CpuBuffer.floats;
 
 import java.util.Arrays;
 import org.depengine.api.device.DeviceBuffer;
@@ -9,18 +8,22 @@ import org.depengine.api.device.Stream;
 import org.depengine.api.device.primitive.Reduce;
 
 /** {@link Reduce}: row sums with four partial sums (for instruction-level parallelism), column sums row by row. */
-final class CpuReduce extends CpuPrimitive implements Reduce {
+final class CpuReduce implements Reduce {
+    private final CpuDevice device;
+
     CpuReduce(CpuDevice device) {
-        super(device);
+        this.device = device;
     }
 
     @Override
-    public void rowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
-        lane(stream);
-        long size = matrix("x", rows, cols);
-        float[] xs = floats(x, "x", size);
-        float[] os = floats(out, "out", rows);
-        distinct(x, "x", out, "out");
+    public CpuDevice device() {
+        return device;
+    }
+
+    @Override
+    public void enqueueRowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        float[] xs = floats(x);
+        float[] os = floats(out);
         for (int i = 0; i < rows; i++) {
             int row = i * cols;
             float s0 = 0f;
@@ -42,12 +45,9 @@ final class CpuReduce extends CpuPrimitive implements Reduce {
     }
 
     @Override
-    public void columnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
-        lane(stream);
-        long size = matrix("x", rows, cols);
-        float[] xs = floats(x, "x", size);
-        float[] os = floats(out, "out", cols);
-        distinct(x, "x", out, "out");
+    public void enqueueColumnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        float[] xs = floats(x);
+        float[] os = floats(out);
         Arrays.fill(os, 0, cols, 0f);
         // Row by row, so that the inner loop runs along memory and vectorises.
         for (int i = 0; i < rows; i++) {

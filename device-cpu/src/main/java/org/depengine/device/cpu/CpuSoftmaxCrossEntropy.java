@@ -1,6 +1,6 @@
 package org.depengine.device.cpu;
 
-import static org.depengine.api.device.primitive.PrimitiveChecks.matrix;
+import static org.depengine.device.cpu.CpuBuffer.floats;
 
 import java.util.Arrays;
 import org.depengine.api.device.DeviceBuffer;
@@ -8,27 +8,25 @@ import org.depengine.api.device.Stream;
 import org.depengine.api.device.primitive.SoftmaxCrossEntropy;
 
 /** {@link SoftmaxCrossEntropy} row by row: maximum, sum of exponentials, loss, then the gradient. */
-final class CpuSoftmaxCrossEntropy extends CpuPrimitive implements SoftmaxCrossEntropy {
+final class CpuSoftmaxCrossEntropy implements SoftmaxCrossEntropy {
+    private final CpuDevice device;
+
     CpuSoftmaxCrossEntropy(CpuDevice device) {
-        super(device);
+        this.device = device;
     }
 
     @Override
-    public void lossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
+    public CpuDevice device() {
+        return device;
+    }
+
+    @Override
+    public void enqueueLossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
             DeviceBuffer loss, DeviceBuffer dlogits, float gradScale) {
-        lane(stream);
-        long size = matrix("logits", rows, cols);
-        if (rows > 0 && cols == 0) {
-            throw new IllegalArgumentException("cols must be >= 1 (a softmax over no classes), got 0 with " + rows
-                    + " rows");
-        }
-        float[] x = floats(logits, "logits", size);
-        float[] lab = floats(labels, "labels", rows);
-        float[] ls = floats(loss, "loss", rows);
-        float[] d = dlogits == null ? null : floats(dlogits, "dlogits", size);
-        if (loss == logits || loss == dlogits) {
-            throw new IllegalArgumentException("'loss' must not be the 'logits' or 'dlogits' buffer");
-        }
+        float[] x = floats(logits);
+        float[] lab = floats(labels);
+        float[] ls = floats(loss);
+        float[] d = dlogits == null ? null : floats(dlogits);
         for (int i = 0; i < rows; i++) {
             int row = i * cols;
             int label = Float.floatToRawIntBits(lab[i]); // int32 labels are stored as raw float bits

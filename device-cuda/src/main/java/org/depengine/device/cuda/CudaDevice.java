@@ -4,20 +4,19 @@ import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
+import jcuda.driver.CUevent;
 import org.depengine.api.Context;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
+import org.depengine.device.common.BoundedPool;
+import org.depengine.device.common.CompletionThread;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,14 +29,18 @@ import org.slf4j.LoggerFactory;
  * {@link #allocate} is {@code cuMemAlloc}; {@link #allocateHost} is page-locked memory
  * ({@code cuMemHostAlloc}), freed when the returned buffer becomes unreachable. Completion callbacks
  * run on one callback thread per device, never on the driver's thread (a host function must not call
- * CUDA, and a callback might). Thread-safe. Opened by {@link CudaDeviceProvider#device(int)}; lives as
- * long as the JVM.
+ * CUDA, and a callback might). Thread-safe. Opened by {@link CudaDeviceProvider#device(int)}, which owns
+ * it and closes it ({@link #close()}) once no engine uses it.
  */
 public final class CudaDevice implements Device {
     private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
     private static final Cleaner CLEANER = Cleaner.create();
 
-    /** Idle events kept per device. */
+    /**
+     * Idle events kept per device. Creating and destroying CUDA events is costly and can serialise
+     * launches, while a CUDA event can be recorded again and again; so events go back to the pool once
+     * the work they marked is seen done.
+     */
     static final int EVENT_POOL_LIMIT = 1024;
 
     private final Context ctx;
@@ -45,14 +48,12 @@ public final class CudaDevice implements Device {
     private final int ordinal;
     private final String name;
     private final CUcontext primary;
-    private final CudaEventPool events;
-    private final ExecutorService callbacks;
+    private final BoundedPool<CUevent> events;
+    private final CompletionThread callbacks;
     private final AtomicInteger streamCount = new AtomicInteger();
     private final AtomicLong pinnedBytes = new AtomicLong();
     private final CudaKernels kernels = new CudaKernels(this);
-    private final PrimitiveSet primitives = new PrimitiveSet(new CudaMemcpy(this), new CudaFill(this),
-            new CudaMatmul(this), new CudaElementwise(this), new CudaActivation(this), new CudaSoftmaxCrossEntropy(this),
-            new CudaReduce(this));
+    private final PrimitiveSet primitives = new PrimitiveSet(new CudaPrimitives(this));
 
     CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
         this.ctx = ctx;
@@ -60,17 +61,9 @@ public final class CudaDevice implements Device {
         this.ordinal = ordinal;
         this.name = driver.deviceName(ordinal);
         this.primary = driver.retainPrimaryContext(ordinal);
-        this.events = new CudaEventPool(driver, EVENT_POOL_LIMIT);
-        AtomicInteger threads = new AtomicInteger();
-        ThreadPoolExecutor exec = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "depengine-" + ctx.deviceType() + "-" + ctx.deviceId() + "-callbacks-"
-                    + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        // The thread ends when idle, so an unused device keeps no thread alive.
-        exec.allowCoreThreadTimeOut(true);
-        this.callbacks = exec;
+        // Callers of the pool make the context current first.
+        this.events = new BoundedPool<>(EVENT_POOL_LIMIT, driver::createEvent, driver::destroyEvent);
+        this.callbacks = new CompletionThread(ctx, "callbacks");
     }
 
     @Override
@@ -94,11 +87,14 @@ public final class CudaDevice implements Device {
         return s;
     }
 
-    /** The asynchronous CUDA policy, for every kind. */
+    /**
+     * {@link StreamPolicy#ON_COMPLETION}, for every kind: CUDA work is asynchronous, and a host function
+     * says when it is done.
+     */
     @Override
     public StreamPolicy policy(StreamKind kind) {
         Objects.requireNonNull(kind, "kind");
-        return CudaStreamPolicy.INSTANCE;
+        return StreamPolicy.ON_COMPLETION;
     }
 
     /** Yes: {@code cuStreamWaitEvent}. */
@@ -196,12 +192,37 @@ public final class CudaDevice implements Device {
         return kernels;
     }
 
-    CudaEventPool events() {
+    BoundedPool<CUevent> events() {
         return events;
     }
 
-    ExecutorService callbacks() {
+    CompletionThread callbacks() {
         return callbacks;
+    }
+
+    /**
+     * Destroys the idle pooled events, ends the callback thread once the callbacks handed to it have run,
+     * and releases the primary context, unless page-locked host buffers of {@link #allocateHost} are still
+     * reachable: releasing the context would free them under their users' feet, so it stays retained. Called
+     * by the provider once no engine uses the device; its streams must be closed before. A failure is
+     * logged.
+     */
+    @Override
+    public void close() {
+        try {
+            bind();
+            events.clear();
+            if (pinnedBytes.get() == 0) {
+                driver.releasePrimaryContext(ordinal);
+            } else {
+                LOG.debug("{}: primary context kept: {} bytes of page-locked host memory in use", ctx,
+                        pinnedBytes.get());
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{}: closing failed", ctx, e);
+        } finally {
+            callbacks.close();
+        }
     }
 
     @Override

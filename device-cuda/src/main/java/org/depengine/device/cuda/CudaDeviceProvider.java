@@ -1,13 +1,11 @@
 package org.depengine.device.cuda;
 
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
 import jcuda.CudaException;
 import org.depengine.api.Context;
 import org.depengine.api.device.Availability;
-import org.depengine.api.device.Device;
-import org.depengine.api.device.DeviceProvider;
+import org.depengine.api.device.AbstractDeviceProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,22 +17,21 @@ import org.slf4j.LoggerFactory;
  * {@code cuDeviceGetCount} with JCuda's exceptions on, and catches what can go wrong: no NVIDIA driver
  * ({@code libcuda.so.1} missing: an {@link UnsatisfiedLinkError}), no GPU or an old driver (a
  * {@link CudaException}), anything else. The answer and its reason are cached; JCuda is never touched
- * again after a failure, so later calls cannot hit JCuda's "Could not initialize class".
+ * again after a failure, so later calls cannot hit JCuda's "Could not initialize class" (the caching
+ * is {@link AbstractDeviceProvider}'s).
  * {@code -Ddepengine.device.cuda.disabled=true} switches the type off before anything is loaded.
  * Thread-safe.
  */
-public final class CudaDeviceProvider implements DeviceProvider {
+public final class CudaDeviceProvider extends AbstractDeviceProvider<CudaDevice> {
     /** The device type name. */
     public static final String TYPE = "cuda";
 
     private static final Logger LOG = LoggerFactory.getLogger(CudaDeviceProvider.class);
 
-    private record ProbeResult(Availability availability, CudaDriver driver, int count) {
-    }
-
     private final Supplier<CudaDriver> driverFactory;
-    private volatile ProbeResult probed;
-    private volatile AtomicReferenceArray<CudaDevice> opened;
+    /** The driver {@link #detect()} initialised; written before the availability is published. */
+    private volatile CudaDriver driver;
+    private volatile int count;
 
     /** For {@link java.util.ServiceLoader}: touches no native code. */
     public CudaDeviceProvider() {
@@ -43,108 +40,43 @@ public final class CudaDeviceProvider implements DeviceProvider {
 
     /** With another driver binding (unit tests: a mock). */
     CudaDeviceProvider(Supplier<CudaDriver> driverFactory) {
+        super(TYPE);
         this.driverFactory = Objects.requireNonNull(driverFactory, "driverFactory");
     }
 
     @Override
-    public String type() {
-        return TYPE;
+    protected Availability detect() {
+        try {
+            CudaDriver d = driverFactory.get();
+            d.init();
+            int n = d.deviceCount();
+            if (n <= 0) {
+                return Availability.no("no CUDA device found (the driver is loaded; cuDeviceGetCount returned " + n + ")");
+            }
+            driver = d;
+            count = n;
+            return Availability.yes();
+        } catch (LinkageError e) {
+            LOG.debug("CUDA native libraries could not be loaded", e);
+            return Availability.no(linkReason(e));
+        } catch (CudaException e) {
+            LOG.debug("CUDA initialisation failed", e);
+            return Availability.no(cudaReason(e));
+        }
     }
 
     @Override
-    public Availability probe() {
-        return result().availability();
-    }
-
-    @Override
-    public int deviceCount() {
-        return result().count();
+    protected int countDevices() {
+        return count;
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Opening a device retains its primary context and keeps it for the life of the JVM. A device
-     * that cannot be opened (e.g. its context cannot be created) is an {@link IllegalStateException} too,
-     * with CUDA's error.
+     * Retains the device's primary context, kept until this provider is closed. A device that cannot be
+     * opened (e.g. its context cannot be created) is an {@link IllegalStateException} with CUDA's error.
      */
     @Override
-    public Device device(int id) {
-        ProbeResult r = result();
-        if (!r.availability().available()) {
-            throw new IllegalStateException("device type '" + TYPE + "' is unavailable: " + r.availability().reason());
-        }
-        if (id < 0 || id >= r.count()) {
-            throw new IllegalArgumentException("device " + TYPE + ":" + id + " does not exist: " + r.count()
-                    + " CUDA device(s) found (ids 0.." + (r.count() - 1) + ")");
-        }
-        AtomicReferenceArray<CudaDevice> devices = opened;
-        CudaDevice d = devices.get(id);
-        if (d != null) {
-            return d;
-        }
-        synchronized (this) {
-            d = devices.get(id);
-            if (d == null) {
-                try {
-                    d = new CudaDevice(Context.of(TYPE, id), r.driver(), id);
-                } catch (CudaException e) {
-                    throw new IllegalStateException("device " + TYPE + ":" + id + " could not be opened: "
-                            + e.getMessage(), e);
-                }
-                devices.set(id, d);
-                LOG.info("opened {}", d);
-            }
-            return d;
-        }
-    }
-
-    private ProbeResult result() {
-        ProbeResult r = probed;
-        if (r == null) {
-            synchronized (this) {
-                r = probed;
-                if (r == null) {
-                    r = runProbe();
-                    opened = new AtomicReferenceArray<>(r.count());
-                    probed = r;
-                    if (r.availability().available()) {
-                        LOG.info("CUDA available: {} device(s)", r.count());
-                    } else {
-                        LOG.info("CUDA unavailable: {}", r.availability().reason());
-                    }
-                }
-            }
-        }
-        return r;
-    }
-
-    private ProbeResult runProbe() {
-        if (DeviceProvider.isDisabled(TYPE)) {
-            return unavailable("disabled by -D" + DeviceProvider.disabledProperty(TYPE) + "=true");
-        }
-        try {
-            CudaDriver driver = driverFactory.get();
-            driver.init();
-            int count = driver.deviceCount();
-            if (count <= 0) {
-                return unavailable("no CUDA device found (the driver is loaded; cuDeviceGetCount returned " + count + ")");
-            }
-            return new ProbeResult(Availability.yes(), driver, count);
-        } catch (LinkageError e) {
-            LOG.debug("CUDA native libraries could not be loaded", e);
-            return unavailable(linkReason(e));
-        } catch (CudaException e) {
-            LOG.debug("CUDA initialisation failed", e);
-            return unavailable(cudaReason(e));
-        } catch (RuntimeException e) {
-            LOG.debug("CUDA probe failed", e);
-            return unavailable("CUDA probe failed: " + e);
-        }
-    }
-
-    private static ProbeResult unavailable(String reason) {
-        return new ProbeResult(Availability.no(reason), null, 0);
+    protected CudaDevice open(int id) {
+        return new CudaDevice(Context.of(TYPE, id), driver, id);
     }
 
     /** The reason for a native loading failure, in one line. */

@@ -106,6 +106,7 @@ class CudaProviderLaunchTest {
         apiPath = List.of(
                 codeSource(CudaDeviceProvider.class),
                 codeSource(DeviceProvider.class),
+                codeSource(org.depengine.device.common.AsyncStream.class),
                 codeSource(jcuda.Pointer.class),
                 codeSource(jcuda.jcublas.JCublas2.class),
                 codeSource(LoggerFactory.class),

@@ -14,9 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.Context;
@@ -25,12 +22,15 @@ import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
+import org.depengine.device.common.BoundedPool;
+import org.depengine.device.common.CompletionThread;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.Pointer;
 import org.jocl.cl_context;
 import org.jocl.cl_context_properties;
 import org.jocl.cl_device_id;
+import org.jocl.cl_event;
 import org.jocl.cl_kernel;
 import org.jocl.cl_platform_id;
 import org.jocl.cl_program;
@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Diagnostics: {@link #liveEvents()} counts the {@code cl_event}s this device holds, so that a
  * leak shows; {@link #hooksCreated()} counts the completion-callback wrappers ever made (they are
- * pooled). Thread-safe. Opened by {@link OpenClDeviceProvider#device(int)}; lives as long as the JVM.
+ * pooled). Thread-safe. Opened by {@link OpenClDeviceProvider#device(int)}, which owns it and closes
+ * it ({@link #close()}) once no engine uses it.
  */
 public final class OpenClDevice implements Device {
     private static final Logger LOG = LoggerFactory.getLogger(OpenClDevice.class);
@@ -65,13 +66,12 @@ public final class OpenClDevice implements Device {
 
     private final AtomicLong liveEvents = new AtomicLong();
     private final AtomicLong eventsCreated = new AtomicLong();
-    private final OpenClStream.HookPool hooks = new OpenClStream.HookPool(HOOK_POOL_LIMIT);
+    private final BoundedPool<OpenClStream.Hook> hooks = new BoundedPool<>(HOOK_POOL_LIMIT, OpenClStream.Hook::new,
+            h -> { });
     private final AtomicInteger streamCount = new AtomicInteger();
-    /** Runs completion callbacks, in the order the driver reports them, on one daemon thread. */
-    private final ExecutorService completions;
-    private final PrimitiveSet primitives = new PrimitiveSet(new OpenClMemcpy(this), new OpenClFill(this),
-            new OpenClMatmul(this), new OpenClElementwise(this), new OpenClActivation(this),
-            new OpenClSoftmaxCrossEntropy(this), new OpenClReduce(this));
+    /** Runs completion callbacks, in the order the driver reports them. */
+    private final CompletionThread completions;
+    private final PrimitiveSet primitives = new PrimitiveSet(new OpenClPrimitives(this));
 
     private record KernelKey(String source, String name) {
     }
@@ -81,12 +81,7 @@ public final class OpenClDevice implements Device {
         this.platform = info.platform();
         this.device = info.device();
         this.description = info.platformName() + ": " + info.deviceName();
-        String threadName = "depengine-" + ctx.deviceType() + ctx.deviceId() + "-completion";
-        this.completions = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.completions = new CompletionThread(ctx, "completion");
         cl_context_properties props = new cl_context_properties();
         props.addProperty(CL.CL_CONTEXT_PLATFORM, platform);
         // No context error callback: errors are reported by the calls themselves (exceptions are on).
@@ -115,11 +110,14 @@ public final class OpenClDevice implements Device {
         return s;
     }
 
-    /** {@link OpenClStreamPolicy}, for every kind: work is asynchronous on every queue. */
+    /**
+     * {@link StreamPolicy#ON_COMPLETION}, for every kind: work is asynchronous on every queue, and a
+     * marker's completion callback says when it is done.
+     */
     @Override
     public StreamPolicy policy(StreamKind kind) {
         Objects.requireNonNull(kind, "kind");
-        return OpenClStreamPolicy.INSTANCE;
+        return StreamPolicy.ON_COMPLETION;
     }
 
     /** Yes: a queue waits for another queue's event with a barrier, without blocking the host. */
@@ -230,7 +228,7 @@ public final class OpenClDevice implements Device {
      * are pooled, so this stays near the largest number of callbacks in flight at once.
      */
     public int hooksCreated() {
-        return hooks.created();
+        return (int) hooks.created();
     }
 
     /** The OpenCL context, for interoperation with code that calls JOCL directly. */
@@ -248,16 +246,49 @@ public final class OpenClDevice implements Device {
         liveEvents.incrementAndGet();
     }
 
-    void eventReleased() {
-        liveEvents.decrementAndGet();
+    /** Releases a {@code cl_event} of one of this device's streams. */
+    void releaseEvent(cl_event ev) {
+        try {
+            CL.clReleaseEvent(ev);
+        } catch (CLException e) {
+            // A failed release leaks at most one event; nothing the caller can do about it.
+            LOG.warn("{}: clReleaseEvent failed: {}", ctx, CL.stringFor_errorCode(e.getStatus()));
+        } finally {
+            liveEvents.decrementAndGet();
+        }
     }
 
-    OpenClStream.HookPool hooks() {
+    BoundedPool<OpenClStream.Hook> hooks() {
         return hooks;
     }
 
-    Executor completions() {
+    CompletionThread completions() {
         return completions;
+    }
+
+    /**
+     * Releases the kernels, programs and the OpenCL context, and ends the completion thread once the
+     * callbacks handed to it have run. Called by the provider once no engine uses the device; its streams
+     * and buffers must be closed before. A failure to release one object is logged.
+     */
+    @Override
+    public void close() {
+        kernels.values().forEach(OpenClKernel::release);
+        kernels.clear();
+        for (cl_program p : programs.values()) {
+            releaseQuietly(() -> clReleaseProgram(p), "clReleaseProgram");
+        }
+        programs.clear();
+        releaseQuietly(() -> CL.clReleaseContext(clContext), "clReleaseContext");
+        completions.close();
+    }
+
+    private void releaseQuietly(Runnable release, String what) {
+        try {
+            release.run();
+        } catch (CLException e) {
+            LOG.warn("{}: {} failed while closing: {}", ctx, what, CL.stringFor_errorCode(e.getStatus()));
+        }
     }
 
     @Override

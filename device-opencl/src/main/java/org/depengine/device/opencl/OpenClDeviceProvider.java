@@ -12,11 +12,9 @@ import static org.jocl.CL.clGetPlatformInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Context;
 import org.depengine.api.device.Availability;
-import org.depengine.api.device.Device;
-import org.depengine.api.device.DeviceProvider;
+import org.depengine.api.device.AbstractDeviceProvider;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.Pointer;
@@ -32,129 +30,65 @@ import org.slf4j.LoggerFactory;
  * <p>The constructor touches no native code. The first {@link #probe()} loads JOCL's native library
  * and the OpenCL ICD loader ({@code libOpenCL.so}) and lists the devices; a missing loader, no
  * platform, or no device make the type unavailable with the reason, never an exception. The answer is
- * cached for the life of the provider. {@code -Ddepengine.device.opencl.disabled=true} switches the
- * type off before any native code is touched. Thread-safe.
+ * cached for the life of the provider ({@link AbstractDeviceProvider}). {@code
+ * -Ddepengine.device.opencl.disabled=true} switches the type off before any native code is touched.
+ * Thread-safe.
  */
-public final class OpenClDeviceProvider implements DeviceProvider {
+public final class OpenClDeviceProvider extends AbstractDeviceProvider<OpenClDevice> {
     /** The device type name. */
     public static final String TYPE = "opencl";
 
     private static final Logger LOG = LoggerFactory.getLogger(OpenClDeviceProvider.class);
 
-    /** What {@link #probe()} found; immutable once published. */
-    private record ProbeResult(Availability availability, List<DeviceInfo> devices) {
-    }
-
     /** One OpenCL device found by the probe. */
     record DeviceInfo(cl_platform_id platform, String platformName, cl_device_id device, String deviceName) {
     }
 
-    private volatile ProbeResult probed;
-    private volatile AtomicReferenceArray<OpenClDevice> opened;
+    /** What {@link #detect()} found; written once, before the availability is published. */
+    private volatile List<DeviceInfo> found = List.of();
 
     /** For {@link java.util.ServiceLoader}: touches no native code. */
     public OpenClDeviceProvider() {
+        super(TYPE);
     }
 
     @Override
-    public String type() {
-        return TYPE;
-    }
-
-    @Override
-    public Availability probe() {
-        return result().availability();
-    }
-
-    @Override
-    public int deviceCount() {
-        return result().devices().size();
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Opening a device creates its OpenCL context; the device then lives as long as the JVM (the
-     * driver reclaims it at exit). A context that cannot be created is an {@link IllegalStateException}
-     * too, with OpenCL's error.
-     */
-    @Override
-    public Device device(int id) {
-        ProbeResult r = result();
-        if (!r.availability().available()) {
-            throw new IllegalStateException("device type '" + TYPE + "' is unavailable: " + r.availability().reason());
-        }
-        if (id < 0 || id >= r.devices().size()) {
-            throw new IllegalArgumentException("device " + TYPE + ":" + id + " does not exist: " + r.devices().size()
-                    + " OpenCL device(s) found (ids 0.." + (r.devices().size() - 1) + ")");
-        }
-        AtomicReferenceArray<OpenClDevice> devices = opened;
-        OpenClDevice d = devices.get(id);
-        if (d != null) {
-            return d;
-        }
-        synchronized (this) {
-            d = devices.get(id);
-            if (d == null) {
-                DeviceInfo info = r.devices().get(id);
-                try {
-                    d = new OpenClDevice(Context.of(TYPE, id), info);
-                } catch (CLException e) {
-                    throw new IllegalStateException("device " + TYPE + ":" + id + " (" + info.deviceName()
-                            + ") could not be opened: " + CL.stringFor_errorCode(e.getStatus()), e);
-                }
-                devices.set(id, d);
-                LOG.info("opened {}: {}", d.context(), d.description());
-            }
-            return d;
-        }
-    }
-
-    private ProbeResult result() {
-        ProbeResult r = probed;
-        if (r == null) {
-            synchronized (this) {
-                r = probed;
-                if (r == null) {
-                    r = runProbe();
-                    opened = new AtomicReferenceArray<>(r.devices().size());
-                    probed = r;
-                    if (r.availability().available()) {
-                        LOG.info("OpenCL available: {} device(s): {}", r.devices().size(),
-                                r.devices().stream().map(i -> i.platformName() + ": " + i.deviceName()).toList());
-                    } else {
-                        LOG.info("OpenCL unavailable: {}", r.availability().reason());
-                    }
-                }
-            }
-        }
-        return r;
-    }
-
-    private static ProbeResult runProbe() {
-        if (DeviceProvider.isDisabled(TYPE)) {
-            return new ProbeResult(Availability.no("disabled by -D" + DeviceProvider.disabledProperty(TYPE) + "=true"),
-                    List.of());
-        }
+    protected Availability detect() {
         try {
             // The first touch of CL loads JOCL's JNI library and libOpenCL.so; failures surface as
             // LinkageError (UnsatisfiedLinkError, or NoClassDefFoundError on a second attempt).
             CL.setExceptionsEnabled(true);
-            List<DeviceInfo> found = listDevices();
+            found = List.copyOf(listDevices());
             if (found.isEmpty()) {
-                return new ProbeResult(Availability.no("no OpenCL device found (platforms are installed, but none "
-                        + "reports a device)"), List.of());
+                return Availability.no("no OpenCL device found (platforms are installed, but none reports a device)");
             }
-            return new ProbeResult(Availability.yes(), List.copyOf(found));
+            LOG.info("OpenCL devices: {}", found.stream().map(i -> i.platformName() + ": " + i.deviceName()).toList());
+            return Availability.yes();
         } catch (LinkageError e) {
             LOG.debug("OpenCL native libraries could not be loaded", e);
-            return new ProbeResult(Availability.no(linkReason(e)), List.of());
+            return Availability.no(linkReason(e));
         } catch (CLException e) {
             LOG.debug("OpenCL probe failed", e);
-            return new ProbeResult(Availability.no(clReason(e)), List.of());
-        } catch (RuntimeException e) {
-            LOG.debug("OpenCL probe failed", e);
-            return new ProbeResult(Availability.no("OpenCL probe failed: " + e), List.of());
+            return Availability.no(clReason(e));
+        }
+    }
+
+    @Override
+    protected int countDevices() {
+        return found.size();
+    }
+
+    /**
+     * Creates the device's OpenCL context; the device lives until this provider is closed. A context that
+     * cannot be created is an {@link IllegalStateException} with OpenCL's error.
+     */
+    @Override
+    protected OpenClDevice open(int id) {
+        DeviceInfo info = found.get(id);
+        try {
+            return new OpenClDevice(Context.of(TYPE, id), info);
+        } catch (CLException e) {
+            throw new IllegalStateException(info.deviceName() + ": " + CL.stringFor_errorCode(e.getStatus()), e);
         }
     }
 

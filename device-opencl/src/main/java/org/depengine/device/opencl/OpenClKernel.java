@@ -155,6 +155,16 @@ public final class OpenClKernel {
         }
     }
 
+    /** Releases the {@code cl_kernel} (the device is closing); a failure is logged. */
+    void release() {
+        try {
+            CL.clReleaseKernel(kernel);
+        } catch (CLException e) {
+            org.slf4j.LoggerFactory.getLogger(OpenClKernel.class).warn("{}: clReleaseKernel failed: {}", this,
+                    CL.stringFor_errorCode(e.getStatus()));
+        }
+    }
+
     @Override
     public String toString() {
         return "OpenClKernel[" + name + " on " + device.context() + "]";

@@ -341,7 +341,7 @@ class OpenClDeviceTest {
             s.synchronize();
             int made = device.hooksCreated() - hooks0;
             assertTrue(made <= 1002, "hooks made for 11,000 callbacks: " + made);
-            assertTrue(device.hooks().pooled() <= OpenClDevice.HOOK_POOL_LIMIT);
+            assertTrue(device.hooks().idle() <= OpenClDevice.HOOK_POOL_LIMIT);
             // The callbacks release their markers after running; wait for the last ones to finish.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (device.liveEvents() != live0 && System.nanoTime() < deadline) {
@@ -349,7 +349,7 @@ class OpenClDeviceTest {
             }
             assertEquals(0, device.liveEvents() - live0, "markers of the callbacks were released");
             LOG.info("event evidence: 11000 onComplete callbacks made {} hook wrappers, pooled now {}",
-                    made, device.hooks().pooled());
+                    made, device.hooks().idle());
         }
     }
 

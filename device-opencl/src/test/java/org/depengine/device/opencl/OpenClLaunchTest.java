@@ -33,7 +33,7 @@ class OpenClLaunchTest {
 
     private static List<Path> runtimePath() throws Exception {
         return List.of(codeSource(OpenClDeviceProvider.class), codeSource(DeviceProvider.class),
-                codeSource(org.jocl.CL.class), codeSource(LoggerFactory.class),
+                codeSource(org.depengine.device.common.AsyncStream.class), codeSource(org.jocl.CL.class), codeSource(LoggerFactory.class),
                 codeSource(Class.forName("org.slf4j.simple.SimpleLogger")));
     }
 

@@ -7,9 +7,9 @@ import org.depengine.api.Context;
 import org.depengine.api.device.primitive.Primitive;
 
 /**
- * One device: it makes streams and events and allocates memory. Engines open devices through
- * {@link DeviceProvider#device(int)} and never close them; a provider closes its devices when it is
- * itself shut down (or at JVM exit). Thread-safe.
+ * One device: it makes streams and events and allocates memory. Engines get devices through
+ * {@link Devices#acquire} and never close them: the provider that opened a device owns it and closes it
+ * ({@link DeviceProvider#close()}) once no engine uses it. Thread-safe.
  *
  * <p><b>A plugin that breaks this contract</b> (a {@link Device}, {@link Stream} or {@link StreamPolicy}
  * method that throws, {@link #createStream} or {@link #policy} returning null, a done callback called
@@ -41,6 +41,14 @@ public interface Device {
     boolean supportsStreamWait();
 
     /**
+     * Frees what the device holds (contexts, threads, pools). Called only by the provider that opened the
+     * device, from {@link DeviceProvider#close()}, once no engine uses it; streams and buffers of the
+     * device must not be used afterwards. The default does nothing.
+     */
+    default void close() {
+    }
+
+    /**
      * Allocates {@code bytes} of device memory.
      *
      * @throws UnsupportedOperationException if the device has no memory of its own
@@ -52,6 +60,12 @@ public interface Device {
     /**
      * A host buffer suited to asynchronous copies to and from this device (direct, and pinned where the
      * device needs it). The default is a native-order direct buffer.
+     *
+     * <p>There is no {@code freeHost(ByteBuffer)}, on purpose: a device that pins the memory frees it
+     * when the buffer, and every view of it, has become unreachable (a {@link java.lang.ref.Cleaner}).
+     * An explicit free could not know whether a slice or duplicate of the buffer is still in use, or an
+     * enqueued copy still reads it, and freeing it then would let Java code touch unmapped native memory
+     * and crash the JVM. Code that allocates much pinned memory reuses its buffers instead.
      */
     default ByteBuffer allocateHost(int bytes) {
         return ByteBuffer.allocateDirect(bytes).order(java.nio.ByteOrder.nativeOrder());

@@ -1,22 +1,31 @@
 package org.depengine.api.device;
 
+import java.util.Locale;
+
 /**
  * The plugin entry of one device type: found with {@link java.util.ServiceLoader}, one provider per
  * type name (two with one name are an error naming both).
  *
  * <p>Rules: the constructor touches no native code (every provider on the path is instantiated to
- * read its type); {@link #probe()} never throws, except the {@link IllegalArgumentException} of
- * {@link #isDisabled(String)} for an invalid setting, and caches its answer; the type can be switched
- * off with {@code -Ddepengine.device.<type>.disabled=true}, which {@link #probe()} must honour.
- * Implementations are thread-safe.
+ * read its type); {@link #probe()} never throws and caches its answer. The switch
+ * {@code -Ddepengine.device.<type>.disabled=true} is honoured by {@link Devices}, which asks no provider
+ * of a disabled type anything beyond {@link #type()}; {@link AbstractDeviceProvider} honours it in
+ * {@link #probe()} too, for callers that ask the provider directly. Implementations are thread-safe;
+ * most extend {@link AbstractDeviceProvider}, which does all of this.
+ *
+ * <p>Ownership: a provider owns the devices it opens. An engine acquires a device through
+ * {@link Devices#acquire} and releases it when it closes; when the last engine using a provider's
+ * devices has closed, {@link Devices} calls {@link #close()}, unless something opened a device outside an
+ * engine ({@link Devices#device}), which keeps the provider's devices open for the life of the JVM.
  */
 public interface DeviceProvider {
     /** The device type this provider offers, as used in {@link org.depengine.api.Context}, e.g. {@code "opencl"}. */
     String type();
 
     /**
-     * Whether the type can be used here, with the reason if not. Never throws; the first call may load
-     * native libraries, later calls return the cached answer.
+     * Whether the type can be used here, with the reason if not. The first call may load native
+     * libraries, later calls return the cached answer. Never throws, except where
+     * {@link #isDisabled(String)} does for an invalid value of the switch.
      */
     Availability probe();
 
@@ -28,12 +37,21 @@ public interface DeviceProvider {
 
     /**
      * The device of that id, opened on first use and cached: every call with one id returns the same
-     * instance.
+     * instance until {@link #close()}; a call after it opens the device again.
      *
      * @throws IllegalStateException if the type is unavailable (the message gives the reason)
      * @throws IllegalArgumentException if the id is not below {@link #deviceCount()}
      */
     Device device(int id);
+
+    /**
+     * Closes every device this provider has opened ({@link Device#close()}); a later {@link #device(int)}
+     * opens a fresh one. {@link Devices} calls it when the last engine using this type has closed; do
+     * not call it while a device of this provider is in use. Idempotent; the default does nothing (for
+     * providers whose devices hold nothing to free).
+     */
+    default void close() {
+    }
 
     /** The system property that disables a device type. */
     static String disabledProperty(String type) {
@@ -41,26 +59,30 @@ public interface DeviceProvider {
     }
 
     /**
-     * Whether {@link #disabledProperty(String)} is set to {@code true} (any case) for the type; unset,
-     * blank or {@code false} mean enabled.
+     * Whether {@link #disabledProperty(String)} is set to {@code true} for the type. Only {@code true} and
+     * {@code false} (any case, surrounding blanks ignored) are accepted; unset means false.
      *
-     * @throws IllegalArgumentException naming the property if it is set to anything else ({@code yes},
-     *     {@code 1}): a provider's {@link #probe()} lets it through, so the mistake is not silently ignored
+     * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean isDisabled(String type) {
-        String key = disabledProperty(type);
-        String raw = System.getProperty(key);
-        if (raw == null || raw.isBlank()) {
+        String property = disabledProperty(type);
+        String value = System.getProperty(property);
+        if (value == null) {
             return false;
         }
-        String s = raw.strip();
-        if (s.equalsIgnoreCase("true")) {
-            return true;
+        switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "true":
+                return true;
+            case "false":
+                return false;
+            default:
+                throw new IllegalArgumentException("-D" + property + "=" + value + " is not a valid value: use true "
+                        + "(switch the '" + type + "' device type off) or false");
         }
-        if (s.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw new IllegalArgumentException("system property " + key + "='" + raw
-                + "' is not a boolean; expected true or false");
+    }
+
+    /** The availability of a type switched off by {@link #disabledProperty(String)}. */
+    static Availability disabledAvailability(String type) {
+        return Availability.no("disabled by -D" + disabledProperty(type) + "=true");
     }
 }

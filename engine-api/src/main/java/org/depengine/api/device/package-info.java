@@ -9,6 +9,13 @@
  * {@link org.depengine.api.device.Device#primitive(Class)}.
  *
  * <p>A third-party device is a jar with a {@code DeviceProvider}, declared with {@code provides} in its
- * module-info and in {@code META-INF/services}; nothing in depengine changes.
+ * module-info and in {@code META-INF/services}; nothing in depengine changes. The skeletons do the common
+ * work: {@link org.depengine.api.device.AbstractDeviceProvider} (probe once, the disabled switch, lazy
+ * opening, closing), {@link org.depengine.api.device.SynchronousDevice} and
+ * {@link org.depengine.api.device.SynchronousStream} (a device whose work runs on the driving thread),
+ * and the two policies {@link org.depengine.api.device.StreamPolicy#SYNCHRONOUS} and
+ * {@link org.depengine.api.device.StreamPolicy#ON_COMPLETION}. Engines take devices with
+ * {@link org.depengine.api.device.Devices#acquire} and give them back when they close; the providers own
+ * the devices and close them once no engine uses them.
  */
 package org.depengine.api.device;

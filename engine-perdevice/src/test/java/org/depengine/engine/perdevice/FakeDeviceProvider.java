@@ -68,17 +68,7 @@ public final class FakeDeviceProvider implements DeviceProvider {
 
         @Override
         public StreamPolicy policy(StreamKind kind) {
-            return new StreamPolicy() {
-                @Override
-                public boolean doneOnReturn() {
-                    return false;
-                }
-
-                @Override
-                public void whenDone(Stream stream, Runnable done) {
-                    stream.onComplete(done);
-                }
-            };
+            return StreamPolicy.ON_COMPLETION;
         }
 
         @Override

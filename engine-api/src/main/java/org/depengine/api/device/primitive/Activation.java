@@ -11,11 +11,34 @@ import org.depengine.api.device.Stream;
  */
 public interface Activation extends Primitive {
     /** Enqueues {@code y[i] = max(x[i], 0)}. */
-    void relu(Stream stream, long n, DeviceBuffer x, DeviceBuffer y);
+    default void relu(Stream stream, long n, DeviceBuffer x, DeviceBuffer y) {
+        PrimitiveChecks.stream(device(), stream);
+        PrimitiveChecks.nonNegative("n", n);
+        PrimitiveChecks.floats(device(), x, "x", n);
+        PrimitiveChecks.floats(device(), y, "y", n);
+        if (n > 0) {
+            enqueueRelu(stream, n, x, y);
+        }
+    }
 
     /**
      * Enqueues the ReLU gradient: {@code dx[i] = dy[i]} where {@code y[i] > 0}, else 0, with {@code y}
      * the output of {@link #relu}.
      */
-    void reluGrad(Stream stream, long n, DeviceBuffer y, DeviceBuffer dy, DeviceBuffer dx);
+    default void reluGrad(Stream stream, long n, DeviceBuffer y, DeviceBuffer dy, DeviceBuffer dx) {
+        PrimitiveChecks.stream(device(), stream);
+        PrimitiveChecks.nonNegative("n", n);
+        PrimitiveChecks.floats(device(), y, "y", n);
+        PrimitiveChecks.floats(device(), dy, "dy", n);
+        PrimitiveChecks.floats(device(), dx, "dx", n);
+        if (n > 0) {
+            enqueueReluGrad(stream, n, y, dy, dx);
+        }
+    }
+
+    /** {@link #relu} after its checks, with {@code n > 0}. */
+    void enqueueRelu(Stream stream, long n, DeviceBuffer x, DeviceBuffer y);
+
+    /** {@link #reluGrad} after its checks, with {@code n > 0}. */
+    void enqueueReluGrad(Stream stream, long n, DeviceBuffer y, DeviceBuffer dy, DeviceBuffer dx);
 }

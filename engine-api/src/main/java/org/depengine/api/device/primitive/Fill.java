@@ -11,5 +11,15 @@ public interface Fill extends Primitive {
      * @throws IllegalArgumentException if {@code offset} or {@code count} is negative, the range does not
      *     fit in {@code dst}, or {@code dst} or {@code stream} belongs to another device
      */
-    void fill(Stream stream, DeviceBuffer dst, long offset, long count, float value);
+    default void fill(Stream stream, DeviceBuffer dst, long offset, long count, float value) {
+        PrimitiveChecks.stream(device(), stream);
+        PrimitiveChecks.buffer(device(), dst, "dst");
+        PrimitiveChecks.elements(dst, "dst", offset, count);
+        if (count > 0) {
+            enqueueFill(stream, dst, offset, count, value);
+        }
+    }
+
+    /** {@link #fill} after its checks, with {@code count > 0}. */
+    void enqueueFill(Stream stream, DeviceBuffer dst, long offset, long count, float value);
 }

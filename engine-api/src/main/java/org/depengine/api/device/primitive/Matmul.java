@@ -23,6 +23,23 @@ public interface Matmul extends Primitive {
      * @throws IllegalArgumentException if a dimension is negative, a buffer is too small for its matrix,
      *     {@code C} is {@code A} or {@code B}, or a buffer or {@code stream} belongs to another device
      */
-    void sgemm(Stream stream, boolean transA, boolean transB, int m, int n, int k, float alpha, DeviceBuffer a,
+    default void sgemm(Stream stream, boolean transA, boolean transB, int m, int n, int k, float alpha,
+            DeviceBuffer a, DeviceBuffer b, float beta, DeviceBuffer c) {
+        PrimitiveChecks.stream(device(), stream);
+        PrimitiveChecks.nonNegative("m", m);
+        PrimitiveChecks.nonNegative("n", n);
+        PrimitiveChecks.nonNegative("k", k);
+        PrimitiveChecks.floats(device(), a, "a", (long) m * k);
+        PrimitiveChecks.floats(device(), b, "b", (long) k * n);
+        PrimitiveChecks.floats(device(), c, "c", (long) m * n);
+        PrimitiveChecks.distinct(c, "c", a, "a");
+        PrimitiveChecks.distinct(c, "c", b, "b");
+        if ((long) m * n > 0) {
+            enqueueSgemm(stream, transA, transB, m, n, k, alpha, a, b, beta, c);
+        }
+    }
+
+    /** {@link #sgemm} after its checks, with {@code m · n > 0} ({@code k} may be 0). */
+    void enqueueSgemm(Stream stream, boolean transA, boolean transB, int m, int n, int k, float alpha, DeviceBuffer a,
             DeviceBuffer b, float beta, DeviceBuffer c);
 }

@@ -7,48 +7,56 @@ import org.depengine.api.device.DeviceBuffer;
 import org.depengine.api.device.Stream;
 
 /**
- * The argument checks every primitive implementation makes, so that all devices reject bad input with
- * the same clear messages, before anything is enqueued. For implementers of primitives; users need not
- * call these. Stateless and thread-safe.
+ * The argument checks of the primitives. The primitive interfaces call them in their default methods,
+ * before they hand the call to the device's {@code enqueue...} method, so every device rejects bad input
+ * with the same clear messages before anything is enqueued, and no device restates a check. A device
+ * with a primitive of its own (outside this package) may use them the same way. Stateless and
+ * thread-safe.
  */
 public final class PrimitiveChecks {
     private PrimitiveChecks() {
     }
 
     /**
-     * The stream, checked to belong to {@code device} and to be of the device's stream class.
+     * Checks that the stream belongs to {@code device}.
      *
      * @throws NullPointerException if {@code stream} is null
-     * @throws IllegalArgumentException if it belongs to another device, or is not a {@code type}
+     * @throws IllegalArgumentException if it belongs to another device
      */
-    public static <S extends Stream> S stream(Device device, Stream stream, Class<S> type) {
+    public static void stream(Device device, Stream stream) {
         Objects.requireNonNull(stream, "stream");
-        if (!type.isInstance(stream)) {
-            throw new IllegalArgumentException("a primitive of " + device.context() + " needs a stream of that device ("
-                    + type.getSimpleName() + " from Device.createStream or RunContext.stream()), got "
-                    + stream.getClass().getSimpleName() + " " + stream);
-        }
         if (stream.device() != device) {
             throw new IllegalArgumentException("a primitive of " + device.context() + " was given a stream of "
-                    + stream.device().context() + ": use the stream of the device the primitive came from");
+                    + stream.device().context() + " (" + stream + "): use a stream of the device the primitive came "
+                    + "from (Device.createStream, or RunContext.stream() inside an op)");
         }
-        return type.cast(stream);
     }
 
     /**
-     * The buffer, checked to belong to {@code device} and to be a {@code type}.
+     * Checks that the buffer belongs to {@code device}.
      *
      * @throws NullPointerException if {@code buffer} is null
      * @throws IllegalArgumentException if it belongs to another device
      */
-    public static <B extends DeviceBuffer> B buffer(Device device, DeviceBuffer buffer, String name, Class<B> type) {
+    public static void buffer(Device device, DeviceBuffer buffer, String name) {
         Objects.requireNonNull(buffer, name);
-        if (buffer.device() != device || !type.isInstance(buffer)) {
+        if (buffer.device() != device) {
             throw new IllegalArgumentException("buffer '" + name + "' belongs to " + buffer.device().context()
                     + " but the primitive runs on " + device.context()
                     + ": allocate it on that device, or copy it there through the host");
         }
-        return type.cast(buffer);
+    }
+
+    /**
+     * Checks that {@code buffer} belongs to {@code device} and holds {@code count} floats from float 0.
+     *
+     * @throws NullPointerException if {@code buffer} is null
+     * @throws IllegalArgumentException if it belongs to another device, {@code count} is negative or
+     *     the buffer is too small
+     */
+    public static void floats(Device device, DeviceBuffer buffer, String name, long count) {
+        buffer(device, buffer, name);
+        elements(buffer, name, 0, count);
     }
 
     /**

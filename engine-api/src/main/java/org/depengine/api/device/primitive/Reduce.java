@@ -11,8 +11,31 @@ import org.depengine.api.device.Stream;
  */
 public interface Reduce extends Primitive {
     /** Enqueues {@code out[i] = Σ_j x[i][j]} for {@code i < rows}. */
-    void rowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out);
+    default void rowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        if (checked(stream, rows, cols, x, out, rows)) {
+            enqueueRowSums(stream, rows, cols, x, out);
+        }
+    }
 
     /** Enqueues {@code out[j] = Σ_i x[i][j]} for {@code j < cols} (e.g. a bias gradient). */
-    void columnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out);
+    default void columnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        if (checked(stream, rows, cols, x, out, cols)) {
+            enqueueColumnSums(stream, rows, cols, x, out);
+        }
+    }
+
+    /** Checks a sum's arguments; true if it has an output to write. */
+    private boolean checked(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out, int outputs) {
+        PrimitiveChecks.stream(device(), stream);
+        PrimitiveChecks.floats(device(), x, "x", PrimitiveChecks.matrix("x", rows, cols));
+        PrimitiveChecks.floats(device(), out, "out", outputs);
+        PrimitiveChecks.distinct(x, "x", out, "out");
+        return outputs > 0;
+    }
+
+    /** {@link #rowSums} after its checks, with {@code rows > 0} ({@code cols} may be 0). */
+    void enqueueRowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out);
+
+    /** {@link #columnSums} after its checks, with {@code cols > 0} ({@code rows} may be 0). */
+    void enqueueColumnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out);
 }

@@ -22,6 +22,29 @@ public interface SoftmaxCrossEntropy extends Primitive {
      * @throws IllegalArgumentException if a size is negative, {@code cols} is 0 with rows to do, a buffer
      *     is too small, or a buffer or the stream belongs to another device
      */
-    void lossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
+    default void lossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
+            DeviceBuffer loss, DeviceBuffer dlogits, float gradScale) {
+        PrimitiveChecks.stream(device(), stream);
+        long size = PrimitiveChecks.matrix("logits", rows, cols);
+        if (rows > 0 && cols == 0) {
+            throw new IllegalArgumentException("cols must be >= 1 (a softmax over no classes), got 0 with " + rows
+                    + " rows");
+        }
+        PrimitiveChecks.floats(device(), logits, "logits", size);
+        PrimitiveChecks.floats(device(), labels, "labels", rows);
+        PrimitiveChecks.floats(device(), loss, "loss", rows);
+        if (dlogits != null) {
+            PrimitiveChecks.floats(device(), dlogits, "dlogits", size);
+        }
+        if (loss == logits || loss == dlogits) {
+            throw new IllegalArgumentException("'loss' must not be the 'logits' or 'dlogits' buffer");
+        }
+        if (rows > 0) {
+            enqueueLossAndGradient(stream, rows, cols, logits, labels, loss, dlogits, gradScale);
+        }
+    }
+
+    /** {@link #lossAndGradient} after its checks, with {@code rows > 0} and {@code cols > 0}. */
+    void enqueueLossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
             DeviceBuffer loss, DeviceBuffer dlogits, float gradScale);
 }

@@ -12,42 +12,15 @@ import org.depengine.api.device.Device;
 import org.depengine.api.device.DeviceBuffer;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.device.SynchronousDevice;
 import org.junit.jupiter.api.Test;
 
 /** The device-neutral parts of the primitive API: lookup by interface, the missing-primitive error, the checks. */
 class PrimitiveApiTest {
     /** A device with no primitives of its own (the interface's defaults). */
-    private static class Bare implements Device {
-        private final Context ctx;
-
+    private static class Bare extends SynchronousDevice {
         Bare(Context ctx) {
-            this.ctx = ctx;
-        }
-
-        @Override
-        public Context context() {
-            return ctx;
-        }
-
-        @Override
-        public String description() {
-            return "bare test device";
-        }
-
-        @Override
-        public Stream createStream(StreamKind kind) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public StreamPolicy policy(StreamKind kind) {
-            return StreamPolicy.SYNCHRONOUS;
-        }
-
-        @Override
-        public boolean supportsStreamWait() {
-            return false;
+            super(ctx, "bare test device");
         }
     }
 
@@ -57,19 +30,59 @@ class PrimitiveApiTest {
         }
     }
 
-    /** One object offering two primitives. */
+    /** One object offering two primitives; counts the calls that reach its kernels. */
     private static final class FillAndReduce implements Fill, Reduce {
-        @Override
-        public void fill(Stream stream, DeviceBuffer dst, long offset, long count, float value) {
+        private final Device device;
+        int kernelCalls;
+
+        FillAndReduce(Device device) {
+            this.device = device;
         }
 
         @Override
-        public void rowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        public Device device() {
+            return device;
         }
 
         @Override
-        public void columnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+        public void enqueueFill(Stream stream, DeviceBuffer dst, long offset, long count, float value) {
+            kernelCalls++;
         }
+
+        @Override
+        public void enqueueRowSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+            kernelCalls++;
+        }
+
+        @Override
+        public void enqueueColumnSums(Stream stream, int rows, int cols, DeviceBuffer x, DeviceBuffer out) {
+            kernelCalls++;
+        }
+    }
+
+    @Test
+    void theInterfacesCheckBeforeTheKernelRunsAndSkipEmptyWork() {
+        Device d = new Bare(Context.of("bare", 0));
+        Device other = new Bare(Context.of("bare", 1));
+        FillAndReduce p = new FillAndReduce(d);
+        Stream stream = d.createStream(StreamKind.COMPUTE);
+        DeviceBuffer mine = new Buf(d, 40);
+        DeviceBuffer theirs = new Buf(other, 40);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> p.fill(stream, theirs, 0, 1, 1f));
+        assertTrue(e.getMessage().contains("'dst' belongs to bare:1"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> p.fill(stream, mine, 5, 6, 1f));
+        e = assertThrows(IllegalArgumentException.class, () -> p.rowSums(stream, 2, 5, mine, mine));
+        assertTrue(e.getMessage().contains("different buffers"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> p.columnSums(other.createStream(StreamKind.COMPUTE), 1, 1, mine, new Buf(d, 4)));
+        assertEquals(0, p.kernelCalls, "no bad call reaches the kernel");
+        p.fill(stream, mine, 10, 0, 1f);
+        p.columnSums(stream, 3, 0, mine, new Buf(d, 4));
+        assertEquals(0, p.kernelCalls, "calls without work to do do not reach the kernel");
+        p.fill(stream, mine, 0, 10, 1f);
+        p.rowSums(stream, 2, 0, mine, new Buf(d, 8));
+        assertEquals(2, p.kernelCalls);
     }
 
     @Test
@@ -84,7 +97,7 @@ class PrimitiveApiTest {
 
     @Test
     void aPrimitiveSetFindsEachInterfaceOnce() {
-        FillAndReduce both = new FillAndReduce();
+        FillAndReduce both = new FillAndReduce(new Bare(Context.of("bare", 0)));
         PrimitiveSet set = new PrimitiveSet(both);
         assertSame(both, set.find(Fill.class).orElseThrow());
         assertSame(both, set.find(Reduce.class).orElseThrow());
@@ -109,7 +122,7 @@ class PrimitiveApiTest {
         assertThrows(IllegalArgumentException.class, () -> PrimitiveChecks.bytes(b, "x", Long.MAX_VALUE, 1));
         e = assertThrows(IllegalArgumentException.class, () -> PrimitiveChecks.elements(b, "y", -1, 1));
         assertTrue(e.getMessage().contains("y offset must be >= 0"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> PrimitiveChecks.buffer(other, b, "w", DeviceBuffer.class));
+        e = assertThrows(IllegalArgumentException.class, () -> PrimitiveChecks.buffer(other, b, "w"));
         assertTrue(e.getMessage().contains("'w' belongs to bare:0") && e.getMessage().contains("runs on bare:1"),
                 e.getMessage());
         e = assertThrows(IllegalArgumentException.class,

@@ -15,7 +15,7 @@ import org.depengine.api.device.StreamPolicy;
  * work on two streams overlaps, as on a GPU with several queues; every command enqueued with
  * {@link SimStream#enqueue} takes at least {@link #latencyNanos()}. Its memory ({@link SimBuffer}) is
  * host memory that only commands on its lanes should touch. Thread-safe; made by
- * {@link SimDeviceProvider} and kept for the life of the JVM.
+ * {@link SimDeviceProvider}, which owns it.
  */
 public final class SimDevice implements Device {
     private final Context context;
@@ -45,11 +45,14 @@ public final class SimDevice implements Device {
         return new SimStream(this, kind, streams.incrementAndGet());
     }
 
-    /** Asynchronous on every kind of stream: an op is done when its lane has run what it enqueued. */
+    /**
+     * {@link StreamPolicy#ON_COMPLETION} on every kind of stream: an op is done when its lane has run what
+     * it enqueued, which {@link SimStream#onComplete} reports from the lane's thread.
+     */
     @Override
     public StreamPolicy policy(StreamKind kind) {
         Objects.requireNonNull(kind, "kind");
-        return SimStreamPolicy.INSTANCE;
+        return StreamPolicy.ON_COMPLETION;
     }
 
     /** Yes: a lane waits for another lane's event itself, without blocking the thread that enqueues. */

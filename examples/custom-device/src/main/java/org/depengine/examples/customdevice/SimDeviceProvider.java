@@ -1,8 +1,7 @@
 package org.depengine.examples.customdevice;
 
+import org.depengine.api.device.AbstractDeviceProvider;
 import org.depengine.api.device.Availability;
-import org.depengine.api.device.Device;
-import org.depengine.api.device.DeviceProvider;
 
 /**
  * Device type {@value #TYPE}: {@code sim:0} .. {@code sim:(n-1)}, simulated accelerators. Configured by
@@ -14,10 +13,10 @@ import org.depengine.api.device.DeviceProvider;
  *   <li>{@code depengine.device.sim.disabled=true} reports the type unavailable.</li>
  * </ul>
  * An invalid value makes the type unavailable, with a reason naming the property, rather than failing
- * the lookup: {@link #probe()} never throws. The constructor does nothing, as the SPI asks.
- * Thread-safe.
+ * the lookup. {@link AbstractDeviceProvider} does the rest: the answer is cached, devices are opened on
+ * first use and closed with the provider. The constructor does nothing, as the SPI asks. Thread-safe.
  */
-public final class SimDeviceProvider implements DeviceProvider {
+public final class SimDeviceProvider extends AbstractDeviceProvider<SimDevice> {
     /** The device type name. */
     public static final String TYPE = "sim";
     /** The number of devices. */
@@ -29,47 +28,34 @@ public final class SimDeviceProvider implements DeviceProvider {
     /** Latency when {@value #LATENCY_PROPERTY} is not set. */
     public static final int DEFAULT_LATENCY_MICROS = 200;
 
-    private volatile Availability availability;
-    private volatile SimDevice[] devices = new SimDevice[0];
+    private volatile int count;
+    private volatile long latencyNanos;
 
     /** For {@link java.util.ServiceLoader}. */
     public SimDeviceProvider() {
+        super(TYPE);
+    }
+
+    /** Reads the properties; an invalid one makes the type unavailable, naming it. */
+    @Override
+    protected Availability detect() {
+        try {
+            count = intProperty(DEVICES_PROPERTY, DEFAULT_DEVICES, 1, 64);
+            latencyNanos = intProperty(LATENCY_PROPERTY, DEFAULT_LATENCY_MICROS, 0, 1_000_000) * 1000L;
+            return Availability.yes();
+        } catch (IllegalArgumentException e) {
+            return Availability.no(e.getMessage());
+        }
     }
 
     @Override
-    public String type() {
-        return TYPE;
+    protected int countDevices() {
+        return count;
     }
 
     @Override
-    public Availability probe() {
-        Availability a = availability;
-        return a != null ? a : init();
-    }
-
-    private synchronized Availability init() {
-        if (availability != null) {
-            return availability;
-        }
-        Availability a;
-        if (DeviceProvider.isDisabled(TYPE)) {
-            a = Availability.no("disabled by -D" + DeviceProvider.disabledProperty(TYPE) + "=true");
-        } else {
-            try {
-                int count = intProperty(DEVICES_PROPERTY, DEFAULT_DEVICES, 1, 64);
-                long latencyNanos = intProperty(LATENCY_PROPERTY, DEFAULT_LATENCY_MICROS, 0, 1_000_000) * 1000L;
-                SimDevice[] made = new SimDevice[count];
-                for (int i = 0; i < count; i++) {
-                    made[i] = new SimDevice(i, latencyNanos);
-                }
-                devices = made;
-                a = Availability.yes();
-            } catch (IllegalArgumentException e) {
-                a = Availability.no(e.getMessage());
-            }
-        }
-        availability = a;
-        return a;
+    protected SimDevice open(int id) {
+        return new SimDevice(id, latencyNanos);
     }
 
     private static int intProperty(String name, int fallback, int min, int max) {
@@ -86,30 +72,5 @@ public final class SimDeviceProvider implements DeviceProvider {
             // reported below, with the range
         }
         throw new IllegalArgumentException("-D" + name + "=" + text + " is invalid: use an integer in " + min + ".." + max);
-    }
-
-    @Override
-    public int deviceCount() {
-        return probe().available() ? devices.length : 0;
-    }
-
-    /**
-     * The simulated device of that id.
-     *
-     * @throws IllegalStateException if the type is unavailable (the message gives the reason)
-     * @throws IllegalArgumentException if there is no device of that id
-     */
-    @Override
-    public Device device(int id) {
-        Availability a = probe();
-        if (!a.available()) {
-            throw new IllegalStateException("device type '" + TYPE + "' is unavailable: " + a.reason());
-        }
-        SimDevice[] d = devices;
-        if (id < 0 || id >= d.length) {
-            throw new IllegalArgumentException("no device sim:" + id + ": there are " + d.length
-                    + " (ids 0.." + (d.length - 1) + "; set -D" + DEVICES_PROPERTY + " for more)");
-        }
-        return d[id];
     }
 }

@@ -1,0 +1,13 @@
+/**
+ * What the asynchronous devices (OpenCL, CUDA) share: {@link org.depengine.device.common.HandleEvent}
+ * (an event over a native handle, pinned while in use and recycled once done),
+ * {@link org.depengine.device.common.AsyncStream} (a stream's ledger of recorded events, its asynchronous
+ * error and its callbacks), {@link org.depengine.device.common.CompletionThread} (one thread per device
+ * for completion callbacks) and {@link org.depengine.device.common.BoundedPool}.
+ */
+module org.depengine.device.common {
+    requires transitive org.depengine.api;
+    requires org.slf4j;
+
+    exports org.depengine.device.common;
+}

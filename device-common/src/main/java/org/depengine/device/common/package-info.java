@@ -1,0 +1,6 @@
+/**
+ * Bookkeeping shared by the asynchronous devices: events over pooled native handles, a stream's ledger
+ * of events and asynchronous errors, the per-device completion thread, bounded pools. Nothing here
+ * touches native code; the devices supply the native calls.
+ */
+package org.depengine.device.common;
