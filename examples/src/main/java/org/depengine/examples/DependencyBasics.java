@@ -1,10 +1,8 @@
 package org.depengine.examples;
 
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,15 +41,13 @@ public final class DependencyBasics implements Callable<Integer> {
             VarHandle c = engine.newVariable("C");
             VarHandle d = engine.newVariable("D");
             Context cpu = Context.cpu();
-            engine.pushSync(ctx -> value[0] = 2, cpu, List.of(), List.of(a), FnProperty.NORMAL, 0, "A = 2");
-            engine.pushSync(ctx -> value[1] = timed(1, value[0] + 1, window, thread), cpu, List.of(a), List.of(b),
-                    FnProperty.NORMAL, 0, "B = A + 1");
-            engine.pushSync(ctx -> value[2] = timed(2, value[0] + 2, window, thread), cpu, List.of(a), List.of(c),
-                    FnProperty.NORMAL, 0, "C = A + 2");
-            engine.pushSync(ctx -> value[3] = value[1] * value[2], cpu, List.of(b, c), List.of(d),
-                    FnProperty.NORMAL, 0, "D = B * C");
+            engine.op("A = 2").writes(a).on(cpu).run(ctx -> value[0] = 2);
+            engine.op("B = A + 1").reads(a).writes(b).on(cpu).run(ctx -> value[1] = timed(1, value[0] + 1, window, thread));
+            engine.op("C = A + 2").reads(a).writes(c).on(cpu).run(ctx -> value[2] = timed(2, value[0] + 2, window, thread));
+            engine.op("D = B * C").reads(b, c).writes(d).on(cpu).run(ctx -> value[3] = value[1] * value[2]);
             engine.waitForVar(d);
-            System.out.printf("engine: %s%n", engine.name());
+            System.out.printf("engine: %s; Java %s (%s)%n", engine.name(), Runtime.version(),
+                    System.getProperty("java.home"));
             System.out.printf("A = %.0f, B = %.0f, C = %.0f%n", value[0], value[1], value[2]);
             System.out.printf("D = %.0f%n", value[3]);
             for (int k = 1; k <= 2; k++) {

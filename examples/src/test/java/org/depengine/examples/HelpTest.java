@@ -26,4 +26,31 @@ class HelpTest {
         assertEquals(Cli.USAGE_ERROR, r.exitCode(), r.output());
         assertEquals("DependencyBasics: Unknown option: '--fast'; try --help", r.output().strip());
     }
+
+    @Test
+    void runExampleListsTheExamplesAndRefusesAnythingElse() throws Exception {
+        Result list = script("--list");
+        assertEquals(0, list.code(), list.out());
+        assertEquals(List.of("MultiDeviceTraining", "DependencyBasics", "CopyComputeOverlap", "OperatorReuse",
+                "CustomDevicePlugin", "MemoryRecycling", "RandomNumbers", "AsyncCompletion"), list.out().strip().lines().toList());
+        Result helper = script("Args");
+        assertEquals(2, helper.code(), helper.out());
+        assertTrue(helper.out().startsWith("run-example: no example named 'Args'"), helper.out());
+        Result help = script("--help");
+        assertEquals(0, help.code(), help.out());
+        assertTrue(help.out().startsWith("usage: ./run-example NAME"), help.out());
+    }
+
+    private record Result(int code, String out) {
+    }
+
+    /** Runs the repository's run-example script (bash) with {@code args}; stdout and stderr together. */
+    private static Result script(String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("bash", "../run-example"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "run-example did not finish");
+        return new Result(p.exitValue(), out);
+    }
 }
