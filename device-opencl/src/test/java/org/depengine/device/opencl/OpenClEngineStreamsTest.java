@@ -34,6 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.depengine.testkit.Requirements;
 
 /**
  * The per-device engine's device paths on a real OpenCL device: ops released at launch, successors on
@@ -87,7 +88,7 @@ class OpenClEngineStreamsTest {
     @BeforeEach
     void open() {
         var a = Devices.provider("opencl").probe();
-        org.junit.jupiter.api.Assumptions.assumeTrue(a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
         device = (OpenClDevice) Devices.device(CL0);
     }
 

@@ -4,8 +4,8 @@ import java.util.List;
 import org.depengine.api.Context;
 import org.depengine.api.device.Devices;
 import org.depengine.testkit.OrderingConformance;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.depengine.testkit.Requirements;
 
 /**
  * The shared {@link OrderingConformance} suite on the per-device engine with ops on {@code opencl:0}: each op runs
@@ -16,7 +16,7 @@ class OpenClOrderingConformanceTest extends OrderingConformance {
     @BeforeEach
     void needsOpenCl() {
         var a = Devices.provider("opencl").probe();
-        Assumptions.assumeTrue(a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
     }
 
     @Override

@@ -26,6 +26,7 @@ import org.depengine.api.device.primitive.Reduce;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.depengine.testkit.Requirements;
 
 /**
  * Primitives inside engine ops on {@code opencl:0} (per-device engine): the copies run on the engine's
@@ -42,8 +43,7 @@ class OpenClPrimitiveEngineTest {
     @BeforeEach
     void open() {
         Availability a = Devices.provider("opencl").probe();
-        org.junit.jupiter.api.Assumptions.assumeTrue(a.available(),
-                "needs an OpenCL platform (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (CI installs PoCL)");
         device = Devices.device(GPU);
         engine = Engine.create("perdevice");
     }
