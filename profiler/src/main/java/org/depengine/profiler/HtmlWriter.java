@@ -13,7 +13,7 @@ import java.util.Map;
  * with {@code data-*} attributes; device parts are {@code div.device-bar}), the dependency arrows
  * (SVG) of the op under the pointer or clicked (if the the statistics table (sortable; p50/p99 per name;
  * columns that are empty for the whole trace left out) and zoom (mouse wheel, buttons). When the
- * page's address ends in {@code #op=ID}, that op starts pinned. When the
+ * page's address ends in {@code #op=ID}, that op starts pinned, zoomed to it and its neighbours. When the
  * script has built the page it sets {@code data-rendered="true"} on the body; an uncaught script error
  * sets {@code data-script-error} instead. Not part of the API.
  */
@@ -225,7 +225,10 @@ final class HtmlWriter {
              if(step*scale<90){step*=2;} if(step*scale<90){step*=2.5;} if(step*scale<90){step*=2;}
              var from=Math.max(0,Math.floor((scroll.scrollLeft-scroll.clientWidth)/scale/step)), to=(scroll.scrollLeft+2*scroll.clientWidth)/scale;
              for(var t=from*step;t<=Math.min(to,end);t+=step){var d=document.createElement('div');d.className='tick';d.style.left=x(t)+'px';
-              d.textContent=fmt(+t.toPrecision(12));ruler.appendChild(d);}}
+              d.textContent=tickLabel(t,step);ruler.appendChild(d);}}
+            // one unit along the ruler (the trace length's), with as many decimals as the tick step needs
+            function tickLabel(t,step){var u=end>=1e6?[1e6,' s']:(end>=1e3?[1e3,' ms']:[1,' \u00b5s']);
+             var dec=Math.min(9,Math.max(0,Math.ceil(-Math.log10(step/u[0])-1e-9)));return (t/u[0]).toFixed(dec)+u[1];}
             scroll.addEventListener('scroll',ticks);
             function render(){var w=Math.max(scroll.clientWidth,x(end)+20);canvas.style.width=w+'px';
              D.ops.forEach(function(o,i){var b=bars[i];b.style.left=x(o.ts)+'px';b.style.width=Math.max(1,x(o.dur))+'px';
@@ -244,6 +247,13 @@ final class HtmlWriter {
             var wanted=/op=(\\d+)/.exec(location.hash);
             if(wanted){D.ops.forEach(function(o,i){if(String(o.id)===wanted[1]){pinned=i;detail.textContent=describe(o);}});}
             fit();render();
+            if(pinned>=0){ // show the pinned op with its neighbours: zoom to their span, margins included
+             var lo=Infinity, hi=0;
+             links[pinned].concat([-1]).forEach(function(k){var f=k<0?[pinned,pinned]:D.flows[k];f.forEach(function(i){var o=D.ops[i];
+              lo=Math.min(lo,o.ts);hi=Math.max(hi,o.ts+o.dur,o.dlane!==undefined?o.dts+o.ddur:0);});});
+             var span=Math.max(hi-lo,1), margin=span*0.15;
+             scale=Math.min(1e4,Math.max(1e-6,(scroll.clientWidth-20)/(span+2*margin)));render();
+             scroll.scrollLeft=x(lo-margin);}
             document.getElementById('summary').textContent=D.shown+' of '+D.total+' ops shown over '+fmt(end)+', '+D.flows.length
              +' dependencies (arrows for the op under the pointer or clicked), '+D.incomplete+' incomplete ops, '
              +D.dropped+' records dropped';
