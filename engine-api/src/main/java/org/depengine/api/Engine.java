@@ -2,6 +2,7 @@ package org.depengine.api;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.depengine.api.internal.EngineRegistry;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
@@ -39,6 +40,10 @@ import org.depengine.api.spi.EngineConfig;
  *   failure; {@link #waitForAll} throws for the first failure since the last {@code waitForAll}. A
  *   failure is reported once: when rethrown it is cleared on every variable it was attached to.</li>
  *   <li><b>Versions.</b> {@link VarHandle#version()} counts completed writes, skipped ones included.</li>
+ *   <li><b>Without blocking.</b> {@link #whenReady} and {@link #whenAllDone} are the waits as
+ *   {@link CompletableFuture}s: they cover the same ops, fail with the same {@link EngineException}, and
+ *   report each failure once with the waits. They never block, so they are the way to chain host work
+ *   onto engine results, from inside an op too.</li>
  *   <li><b>Waiting inside an op.</b> A wait called from inside an op of this engine would wait for
  *   itself or for the worker it occupies; it throws {@link IllegalStateException} instead of
  *   deadlocking. So does {@link #close()} from inside an op.</li>
@@ -207,6 +212,57 @@ public interface Engine extends AutoCloseable {
      * @throws WaitTimeoutException if the ops were not done in time; the message lists what is pending
      */
     void waitForAll(Duration timeout);
+
+    /**
+     * A future that completes when every op pushed before this call that writes {@code var} has
+     * completed: the ops {@link #waitForVar(VarHandle)} would wait for. If the variable then carries a
+     * failure, the future completes exceptionally with the {@link EngineException} that
+     * {@code waitForVar} would throw, and the failure is cleared (reported once, to whichever wait or
+     * future reaches it first).
+     *
+     * <p>It never blocks and never holds an engine thread: it may be called from inside an op, where
+     * {@code waitForVar} is refused. The future is always completed from a thread that is not the
+     * engine's ({@link java.util.concurrent.ForkJoinPool#commonPool()}), so dependent stages added with
+     * {@code thenApply}, {@code thenRun} and so on before completion never run on an engine worker
+     * (a stage added after completion runs on the thread adding it, as {@link CompletableFuture}
+     * always does). Completing or cancelling the future from outside does not affect the engine.
+     *
+     * @throws NullPointerException if {@code var} is null
+     * @throws IllegalArgumentException if {@code var} belongs to another engine
+     * @throws IllegalStateException if {@code var} was deleted
+     * @throws UnsupportedOperationException if the engine implementation does not offer it (every
+     *     engine of this project does)
+     */
+    default CompletableFuture<Void> whenReady(VarHandle var) {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no whenReady");
+    }
+
+    /**
+     * A future that completes when every op pushed before this call has completed: the ops
+     * {@link #waitForAll()} would wait for. It then completes exceptionally with the
+     * {@link EngineException} {@code waitForAll} would throw for the first failure not yet reported
+     * (later ones added as suppressed), clearing them all, or normally if there is none.
+     *
+     * <p>Never blocks, may be called from inside an op (that op is among those it covers), and is
+     * completed from a thread that is not the engine's, as {@link #whenReady}.
+     *
+     * @throws UnsupportedOperationException if the engine implementation does not offer it (every
+     *     engine of this project does)
+     */
+    default CompletableFuture<Void> whenAllDone() {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no whenAllDone");
+    }
+
+    /**
+     * A builder for one named op, pushed with {@link OpBuilder#run} or {@link OpBuilder#runAsync}:
+     * {@code engine.op("fc1 forward").reads(x, w).writes(h).on(ctx).priority(2).run(fn)}. It costs
+     * the same per push as {@link #pushSync}; the name appears in errors, traces and diagnostics.
+     *
+     * @param name the op's name; null for a generated one
+     */
+    default OpBuilder op(String name) {
+        return new OpBuilder(this, name);
+    }
 
     /**
      * Tells the engine the process is shutting down: ops not yet started are skipped (completed without

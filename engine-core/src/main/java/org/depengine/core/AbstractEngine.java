@@ -6,9 +6,11 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.LinkedHashSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
@@ -743,13 +745,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
                         + "; " + diagnostics().report(20));
             }
         }
-        Failure f = v.activeFailure();
-        if (f != null && f.markReported()) {
-            synchronized (failures) {
-                failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
-            }
-            v.dropReportedFailure(f);
-            throw failureException(f);
+        EngineException failure = reportedFailure(v);
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -766,16 +764,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (!done) {
             throw new WaitTimeoutException("waitForAll() timed out after " + timeout + "; " + diagnostics().report(20));
         }
-        EngineException first = null;
-        for (Failure f : takeFailures()) {
-            if (f.markReported()) {
-                if (first == null) {
-                    first = failureException(f);
-                } else {
-                    first.addSuppressed(f.error());
-                }
-            }
-        }
+        EngineException first = firstUnreportedFailure();
         if (first != null) {
             throw first;
         }
@@ -788,6 +777,73 @@ public abstract class AbstractEngine implements Engine, OpHost {
             failures.clear();
             return all;
         }
+    }
+
+    @Override
+    public final CompletableFuture<Void> whenReady(VarHandle handle) {
+        Var v = ownVar(handle, "var");
+        requireLive(v, "whenReady");
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        // The same wake-up op as waitForVar's: it runs once the writers pushed before now completed,
+        // inline on the thread that completed the last one; the failure check is waitForVar's too.
+        SyncFn check = ctx -> completeOffEngine(future, reportedFailure(v));
+        OpDef def = new OpDef(this, check, new Var[] {v}, NO_VARS, FnProperty.NO_SKIP,
+                "whenReady(" + v.name() + ")", OpDef.Kind.WAIT);
+        submit(def, Context.cpu(), 0, false);
+        return future;
+    }
+
+    @Override
+    public final CompletableFuture<Void> whenAllDone() {
+        CompletableFuture<Void> future = new CompletableFuture<>();
+        PendingOps.Epoch sealed = pending.seal();
+        PendingOps.whenFinished(sealed, () -> completeOffEngine(future, firstUnreportedFailure()));
+        return future;
+    }
+
+    /**
+     * The failure {@code v} carries, marked reported and dropped from every place that holds it, as the
+     * exception a wait throws; null if there is none or it was already reported.
+     */
+    private EngineException reportedFailure(Var v) {
+        Failure f = v.activeFailure();
+        if (f == null || !f.markReported()) {
+            return null;
+        }
+        synchronized (failures) {
+            failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
+        }
+        v.dropReportedFailure(f);
+        return failureException(f);
+    }
+
+    /** As the waits report them: the first unreported failure, later ones suppressed; null if none. */
+    private EngineException firstUnreportedFailure() {
+        EngineException first = null;
+        for (Failure f : takeFailures()) {
+            if (f.markReported()) {
+                if (first == null) {
+                    first = failureException(f);
+                } else {
+                    first.addSuppressed(f.error());
+                }
+            }
+        }
+        return first;
+    }
+
+    /**
+     * Completes {@code future} on the common pool, never on the calling (often an engine) thread: a
+     * dependent stage would otherwise run inline, holding a worker or blocking inside an op.
+     */
+    private static void completeOffEngine(CompletableFuture<Void> future, EngineException failure) {
+        ForkJoinPool.commonPool().execute(() -> {
+            if (failure == null) {
+                future.complete(null);
+            } else {
+                future.completeExceptionally(failure);
+            }
+        });
     }
 
     /** A blocking wait until a deadline; true when what it waits for happened. */

@@ -1,5 +1,8 @@
 package org.depengine.core;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,6 +22,7 @@ final class PendingOps {
         private final AtomicLong state = new AtomicLong();
         private volatile Epoch older;
         private volatile boolean done;
+        private List<Runnable> onFinish; // guarded by this; null when none
 
         Epoch(Epoch older) {
             this.older = older;
@@ -52,9 +56,31 @@ final class PendingOps {
             }
         }
 
-        private synchronized void finish() {
-            done = true;
-            notifyAll();
+        private void finish() {
+            List<Runnable> callbacks;
+            synchronized (this) {
+                done = true;
+                notifyAll();
+                callbacks = onFinish;
+                onFinish = null;
+            }
+            if (callbacks != null) {
+                callbacks.forEach(Runnable::run);
+            }
+        }
+
+        /** Runs {@code r} when this epoch alone is finished: now, or on the thread that finishes it. */
+        void whenFinished(Runnable r) {
+            synchronized (this) {
+                if (!done) {
+                    if (onFinish == null) {
+                        onFinish = new ArrayList<>(1);
+                    }
+                    onFinish.add(r);
+                    return;
+                }
+            }
+            r.run();
         }
 
         long pending() {
@@ -117,6 +143,27 @@ final class PendingOps {
             }
         }
         return true;
+    }
+
+    /**
+     * Runs {@code r} once {@code sealed} and every older epoch are finished, without blocking: on this
+     * thread if they already are, else on the thread that finishes the last of them.
+     */
+    static void whenFinished(Epoch sealed, Runnable r) {
+        List<Epoch> open = new ArrayList<>();
+        for (Epoch e = sealed; e != null; e = e.older) {
+            if (!e.done) {
+                open.add(e);
+            }
+        }
+        AtomicInteger left = new AtomicInteger(open.size() + 1); // + 1: registration still going on
+        Runnable one = () -> {
+            if (left.decrementAndGet() == 0) {
+                r.run();
+            }
+        };
+        open.forEach(e -> e.whenFinished(one));
+        one.run();
     }
 
     /** Unlinks the oldest epochs while they are finished, so the chain stays short. */

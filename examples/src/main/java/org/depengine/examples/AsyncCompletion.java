@@ -1,55 +1,75 @@
 package org.depengine.examples;
 
-import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
-import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
- * An {@code AsyncFn} hands its work to a {@link CompletableFuture} and completes later, from another
- * thread; the op that reads its result still runs after it.
+ * An {@code AsyncFn} hands its work to another thread and returns; that thread completes the op
+ * later through its callback, and the op that reads the result still runs after it. The program
+ * then chains host work onto the result with {@link Engine#whenReady}, without blocking on it.
  *
- * <p>Usage: {@code AsyncCompletion [--engine naive|pooled|perdevice] [--help]}.
+ * <p>Usage: {@code AsyncCompletion [--engine NAME] [--help]}.
  */
-public final class AsyncCompletion {
+@Command(name = "AsyncCompletion", sortOptions = false, description = {
+    "An async op hands its work to another thread, which completes it; the op that reads",
+    "its result runs after it."})
+public final class AsyncCompletion implements Callable<Integer> {
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+
     private AsyncCompletion() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args);
-        if (parsed.help) {
-            System.out.println("usage: AsyncCompletion [--engine naive|pooled|perdevice]\n"
-                    + "An async op completes from a CompletableFuture's thread; its reader runs after it.");
-            return;
-        }
-        try (Engine engine = Engine.create(parsed.engine)) {
+        System.exit(Cli.run(new AsyncCompletion(), args));
+    }
+
+    @Override
+    public Integer call() {
+        // The "elsewhere": a thread of this program's own, standing in for an I/O library or a device
+        // driver's callback thread. The op's function hands it the work and returns at once.
+        ExecutorService elsewhere = Executors.newSingleThreadExecutor(r -> new Thread(r, "sum-worker"));
+        try (Engine engine = Engine.create(common.engine)) {
             VarHandle result = engine.newVariable("result");
             long[] value = {0};
+            String[] startedOn = {null};
             String[] completedOn = {null};
-            engine.pushAsync((ctx, onComplete) -> CompletableFuture.supplyAsync(() -> {
-                long s = 0;
-                for (int i = 1; i <= 1000; i++) {
-                    s += i;
-                }
-                return s;
-            }).whenComplete((s, error) -> {
-                if (error != null) {
-                    onComplete.fail(error);
-                } else {
-                    value[0] = s;
-                    completedOn[0] = Thread.currentThread().getName();
-                    onComplete.complete();
-                }
-            }), Context.cpu(), List.of(), List.of(result), FnProperty.ASYNC, 0, "sum 1..1000 elsewhere");
+            engine.op("sum 1..1000 elsewhere").writes(result).property(FnProperty.ASYNC).runAsync((ctx, onComplete) -> {
+                startedOn[0] = Thread.currentThread().getName();
+                elsewhere.execute(() -> {
+                    try {
+                        long s = 0;
+                        for (int i = 1; i <= 1000; i++) {
+                            s += i;
+                        }
+                        value[0] = s;
+                        completedOn[0] = Thread.currentThread().getName();
+                        onComplete.complete(); // from sum-worker: the op completes here, not when its function returned
+                    } catch (RuntimeException | Error e) {
+                        onComplete.fail(e);
+                    }
+                });
+            });
             VarHandle doubled = engine.newVariable("doubled");
             long[] twice = {0};
-            engine.pushSync(ctx -> twice[0] = 2 * value[0], Context.cpu(), List.of(result), List.of(doubled));
-            engine.waitForVar(doubled);
+            engine.op("double it").reads(result).writes(doubled).run(ctx -> twice[0] = 2 * value[0]);
+            // Host work chained onto the engine's result without blocking a thread on it.
+            CompletableFuture<String> report = engine.whenReady(doubled)
+                    .thenApply(x -> "doubled by the dependent op: " + twice[0]);
+            System.out.println("the async op's function ran on thread " + startedOn[0]);
+            System.out.println(report.join());
             System.out.println("async result " + value[0] + " completed on thread " + completedOn[0]);
-            System.out.println("doubled by the dependent op: " + twice[0]);
+        } finally {
+            elsewhere.shutdown();
         }
+        return 0;
     }
 }

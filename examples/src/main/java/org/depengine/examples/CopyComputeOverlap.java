@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -20,6 +21,9 @@ import org.depengine.api.device.primitive.Activation;
 import org.depengine.api.device.primitive.Elementwise;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.profiler.Profiler;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Many batches through a device, each copied in ({@link FnProperty#COPY_TO_DEVICE}), computed on
@@ -33,37 +37,50 @@ import org.depengine.profiler.Profiler;
  * (PoCL on a machine without a GPU). Any device that offers the Memcpy, Elementwise and Activation
  * primitives works ({@code cuda:0}, {@code cpu:0}).
  *
- * <p>Usage: {@code CopyComputeOverlap [--engine naive|pooled|perdevice] [--device opencl:0] [--batches N]
- * [--floats N] [--passes N] [--slots N] [--trace file.json] [--help]}.
+ * <p>Usage: {@code CopyComputeOverlap [--engine NAME] [--device opencl:0] [--batches N]
+ * [--floats N] [--passes N] [--slots N] [--trace FILE.json] [--help]}.
  */
-public final class CopyComputeOverlap {
+@Command(name = "CopyComputeOverlap", sortOptions = false, description = {
+    "Sends batches through a device: copy in, passes of x = -x then ReLU, copy out, with a few",
+    "batches in flight. Prints how busy each lane was and the overlap achieved, checks every result,",
+    "and writes a trace."})
+public final class CopyComputeOverlap implements Callable<Integer> {
     private static final String H2D = "copy in";
     private static final String COMPUTE = "compute";
     private static final String D2H = "copy out";
 
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+    @Option(names = "--device", paramLabel = "TYPE:ID",
+            description = "The device (default: opencl:0, or cpu:0 where OpenCL is unavailable).")
+    private String deviceName;
+    @Option(names = "--batches", paramLabel = "N", description = "Batches to send, 1..1000000 (default: ${DEFAULT-VALUE}).")
+    private int batches = 48;
+    @Option(names = "--floats", paramLabel = "N", description = "Floats per batch (default: ${DEFAULT-VALUE} = 1 MiB).")
+    private int floats = 1 << 18;
+    @Option(names = "--passes", paramLabel = "N", description = "Passes of x = -x per batch, 0..10000 (default: ${DEFAULT-VALUE}).")
+    private int passes = 8;
+    @Option(names = "--slots", paramLabel = "N", description = "Batches in flight, 1..64 (default: ${DEFAULT-VALUE}).")
+    private int slots = 3;
+    @Option(names = "--trace", paramLabel = "FILE.json",
+            description = "Where to write the trace (default: CopyComputeOverlap.trace.json in the temporary directory).")
+    private Path trace = Path.of(System.getProperty("java.io.tmpdir"), "CopyComputeOverlap.trace.json");
+
     private CopyComputeOverlap() {
     }
 
-    /** Entry point. */
-    public static void main(String[] args) throws IOException {
-        Args a = Args.parse(args, "--device", "--batches", "--floats", "--passes", "--slots", "--trace");
-        if (a.help) {
-            System.out.println("usage: CopyComputeOverlap [--engine naive|pooled|perdevice] [--device opencl:0] [--batches N]\n"
-                    + "       [--floats N] [--passes N] [--slots N] [--trace FILE.json]\n"
-                    + "Sends N batches (default 48) of --floats floats (default 262144 = 1 MiB) through a device:\n"
-                    + "copy in, --passes passes of x = -x then ReLU (default 8), copy out, with --slots batches in\n"
-                    + "flight (default 3). Prints how busy each lane was and the overlap achieved, checks every\n"
-                    + "result, and writes a trace (default: CopyComputeOverlap.trace.json in the temporary directory).\n"
-                    + "--device defaults to opencl:0, or cpu:0 where OpenCL is unavailable.");
-            return;
-        }
-        Context ctx = chooseDevice(a.option("--device", null));
-        int batches = a.intOption("--batches", 48, 1, 1_000_000);
-        int floats = a.intOption("--floats", 1 << 18, 1, 1 << 28);
-        int passes = a.intOption("--passes", 8, 0, 10_000);
-        int slots = a.intOption("--slots", 3, 1, 64);
-        Path trace = Path.of(a.option("--trace",
-                Path.of(System.getProperty("java.io.tmpdir"), "CopyComputeOverlap.trace.json").toString()));
+    /** Entry point: see {@link Cli} for the exit status. */
+    public static void main(String[] args) {
+        System.exit(Cli.run(new CopyComputeOverlap(), args));
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        Cli.inRange("--batches", batches, 1, 1_000_000);
+        Cli.inRange("--floats", floats, 1, 1 << 28);
+        Cli.inRange("--passes", passes, 0, 10_000);
+        Cli.inRange("--slots", slots, 1, 64);
+        Context ctx = chooseDevice(deviceName);
 
         Device device = Devices.device(ctx);
         Memcpy memcpy = device.requirePrimitive(Memcpy.class);
@@ -73,7 +90,7 @@ public final class CopyComputeOverlap {
         int correct;
         LaneRecorder.Busy busy;
         long wall;
-        try (Engine engine = Engine.create(a.engine)) {
+        try (Engine engine = Engine.create(common.engine)) {
             System.out.printf("device %s (%s); engine %s%n", ctx, device.description(), engine.name());
             System.out.printf("%d batches of %d KiB, %d in flight: %s (COPY_TO_DEVICE), %s: %d passes of x = -x then ReLU "
                     + "(NORMAL), %s (COPY_FROM_DEVICE)%n", batches, floats * 4 / 1024, slots, H2D, COMPUTE, passes, D2H);
@@ -93,20 +110,19 @@ public final class CopyComputeOverlap {
             for (int b = 0; b < batches; b++) {
                 Slot s = ring.get(b % slots);
                 int batch = b;
-                engine.pushSync(rc -> fill(s.hostIn.asFloatBuffer(), batch), host, List.of(), List.of(s.in),
-                        FnProperty.NORMAL, 0, "produce");
-                engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), s.hostIn, s.onDevice, 0), ctx, List.of(s.in),
-                        List.of(s.dev), FnProperty.COPY_TO_DEVICE, 0, H2D);
-                engine.pushSync(rc -> {
+                engine.op("produce").writes(s.in).on(host).run(rc -> fill(s.hostIn.asFloatBuffer(), batch));
+                engine.op(H2D).reads(s.in).writes(s.dev).on(ctx).property(FnProperty.COPY_TO_DEVICE)
+                        .run(rc -> memcpy.hostToDevice(rc.stream(), s.hostIn, s.onDevice, 0));
+                engine.op(COMPUTE).writes(s.dev).on(ctx).run(rc -> {
                     for (int p = 0; p < passes; p++) {
                         elementwise.scale(rc.stream(), floats, -1f, s.onDevice, s.onDevice);
                     }
                     activation.relu(rc.stream(), floats, s.onDevice, s.onDevice);
-                }, ctx, List.of(), List.of(s.dev), FnProperty.NORMAL, 0, COMPUTE);
-                engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), s.onDevice, 0, s.hostOut), ctx, List.of(s.dev),
-                        List.of(s.out), FnProperty.COPY_FROM_DEVICE, 0, D2H);
-                engine.pushSync(rc -> good[0] += check(s.hostOut.asFloatBuffer(), batch, passes) ? 1 : 0, host,
-                        List.of(s.out), List.of(results), FnProperty.NORMAL, 0, "check");
+                });
+                engine.op(D2H).reads(s.dev).writes(s.out).on(ctx).property(FnProperty.COPY_FROM_DEVICE)
+                        .run(rc -> memcpy.deviceToHost(rc.stream(), s.onDevice, 0, s.hostOut));
+                engine.op("check").reads(s.out).writes(results).on(host)
+                        .run(rc -> good[0] += check(s.hostOut.asFloatBuffer(), batch, passes) ? 1 : 0);
             }
             engine.waitForAll();
             wall = System.nanoTime() - t0;
@@ -125,6 +141,7 @@ public final class CopyComputeOverlap {
                 ms(busy.sum() - busy.anyLane()), ms(busy.sum() - busy.max()), 100 * busy.overlap());
         System.out.printf("results: %d of %d batches correct%n", correct, batches);
         System.out.printf("trace: %s (open in https://ui.perfetto.dev or chrome://tracing)%n", trace.toAbsolutePath());
+        return 0;
     }
 
     /** One batch buffer in flight: host input, device memory, host output, each with its variable. */

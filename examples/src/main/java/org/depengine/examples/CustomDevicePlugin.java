@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.depengine.api.Context;
@@ -18,6 +19,9 @@ import org.depengine.examples.customdevice.SimBuffer;
 import org.depengine.examples.customdevice.SimDevice;
 import org.depengine.examples.customdevice.SimDeviceProvider;
 import org.depengine.examples.customdevice.SimStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Pushes ops to {@code sim:0}, a device type that no depengine module knows: it comes from the plugin
@@ -31,30 +35,37 @@ import org.depengine.examples.customdevice.SimStream;
  * (done), and only then does the engine release the op's readers. The program prints which engine
  * threads launched the ops, which plugin lanes ran them, and how long after launch they were done.
  *
- * <p>Usage: {@code CustomDevicePlugin [--engine naive|pooled|perdevice] [--batches N] [--latency-us N] [--help]}.
+ * <p>Usage: {@code CustomDevicePlugin [--engine NAME] [--batches N] [--latency-us N] [--help]}.
  */
-public final class CustomDevicePlugin {
+@Command(name = "CustomDevicePlugin", sortOptions = false, description = {
+    "Pushes copy / kernel / copy ops to sim:0, a simulated accelerator from the plugin jar",
+    "examples/custom-device (found with ServiceLoader; the engine is unchanged), and shows that",
+    "they ran on the plugin's own lane threads and completed asynchronously."})
+public final class CustomDevicePlugin implements Callable<Integer> {
     private static final int FLOATS = 4096;
+
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+    @Option(names = "--batches", paramLabel = "N", description = "Batches, 1..10000 (default: ${DEFAULT-VALUE}).")
+    private int batches = 8;
+    @Option(names = "--latency-us", paramLabel = "N", description = "How long each device command takes, 0..1000000 "
+            + "(default: the plugin's -D" + SimDeviceProvider.LATENCY_PROPERTY + ", else 1000).")
+    private Integer latencyOption;
 
     private CustomDevicePlugin() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args, "--batches", "--latency-us");
-        if (parsed.help) {
-            System.out.println("usage: CustomDevicePlugin [--engine naive|pooled|perdevice] [--batches N] [--latency-us N]\n"
-                    + "Pushes copy / kernel / copy ops to sim:0, a simulated accelerator from the plugin jar\n"
-                    + "examples/custom-device (found with ServiceLoader; the engine is unchanged), and shows that\n"
-                    + "they ran on the plugin's own lane threads and completed asynchronously. --latency-us sets\n"
-                    + "how long each device command takes (default: the plugin's -D" + SimDeviceProvider.LATENCY_PROPERTY
-                    + ", else 1000).");
-            return;
-        }
-        int batches = parsed.intOption("--batches", 8, 1, 10_000);
+        System.exit(Cli.run(new CustomDevicePlugin(), args));
+    }
+
+    @Override
+    public Integer call() {
+        Cli.inRange("--batches", batches, 1, 10_000);
         // --latency-us wins over the plugin's own -D setting, which wins over this example's 1000 us.
-        int latencyMicros = parsed.intOption("--latency-us", Integer.getInteger(SimDeviceProvider.LATENCY_PROPERTY, 1000), 0,
-                1_000_000);
+        int latencyMicros = Cli.inRange("--latency-us",
+                latencyOption != null ? latencyOption : Integer.getInteger(SimDeviceProvider.LATENCY_PROPERTY, 1000), 0, 1_000_000);
         // The plugin reads its settings when it is first probed, which is below.
         System.setProperty(SimDeviceProvider.LATENCY_PROPERTY, Integer.toString(latencyMicros));
 
@@ -68,7 +79,7 @@ public final class CustomDevicePlugin {
         long[] launchToDone = new long[batches * 3];
         boolean[] correct = new boolean[batches];
         String engineName;
-        try (Engine engine = Engine.create(parsed.engine)) {
+        try (Engine engine = Engine.create(common.engine)) {
             engineName = engine.name();
             List<VarHandle> checked = new ArrayList<>();
             for (int b = 0; b < batches; b++) {
@@ -87,19 +98,19 @@ public final class CustomDevicePlugin {
                     for (int i = 0; i < FLOATS; i++) {
                         f.put(i, batch * FLOATS + i);
                     }
-                }, Context.cpu(), List.of(), List.of(in), FnProperty.NORMAL, 0, "fill" + b);
+                }, Context.cpu(), List.of(), List.of(in), FnProperty.NORMAL, 0, "fill");
                 engine.pushSync(ctx -> launch(ctx, "h2d", () -> onDevice.data().put(0, hostIn, 0, hostIn.capacity()),
                                 batch * 3, launchToDone, opThreads, lanes),
-                        sim, List.of(in), List.of(dev), FnProperty.COPY_TO_DEVICE, 0, "h2d" + b);
+                        sim, List.of(in), List.of(dev), FnProperty.COPY_TO_DEVICE, 0, "h2d");
                 engine.pushSync(ctx -> launch(ctx, "kernel", () -> {
                     FloatBuffer x = onDevice.data().asFloatBuffer();
                     for (int i = 0; i < FLOATS; i++) {
                         x.put(i, 2 * x.get(i) + 1);
                     }
-                }, batch * 3 + 1, launchToDone, opThreads, lanes), sim, List.of(), List.of(dev), FnProperty.NORMAL, 0, "kernel" + b);
+                }, batch * 3 + 1, launchToDone, opThreads, lanes), sim, List.of(), List.of(dev), FnProperty.NORMAL, 0, "kernel");
                 engine.pushSync(ctx -> launch(ctx, "d2h", () -> hostOut.put(0, onDevice.data(), 0, hostOut.capacity()),
                                 batch * 3 + 2, launchToDone, opThreads, lanes),
-                        sim, List.of(dev), List.of(out), FnProperty.COPY_FROM_DEVICE, 0, "d2h" + b);
+                        sim, List.of(dev), List.of(out), FnProperty.COPY_FROM_DEVICE, 0, "d2h");
                 engine.pushSync(ctx -> {
                     // Runs only once the device-to-host copy is done on its lane, not merely launched.
                     FloatBuffer y = hostOut.asFloatBuffer();
@@ -108,7 +119,7 @@ public final class CustomDevicePlugin {
                         good &= y.get(i) == 2f * (batch * FLOATS + i) + 1;
                     }
                     correct[batch] = good;
-                }, Context.cpu(), List.of(out), List.of(ok), FnProperty.NORMAL, 0, "check" + b);
+                }, Context.cpu(), List.of(out), List.of(ok), FnProperty.NORMAL, 0, "check");
                 engine.deleteVariable(ctx -> onDevice.close(), Context.cpu(), dev);
             }
             for (VarHandle v : checked) {
@@ -136,6 +147,7 @@ public final class CustomDevicePlugin {
                 minLag / 1e6, maxLag / 1e6);
         System.out.printf("results: %d of %d batches correct (y = 2x + 1, checked on cpu:0 after each copy back)%n",
                 good, batches);
+        return 0;
     }
 
     /**

@@ -1,31 +1,36 @@
 package org.depengine.examples;
 
-import java.util.List;
+import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
  * The first example of {@code docs/design.md}: A = 2; B = A + 1; C = A + 2; D = B × C. B and C both only read A,
  * so the engine runs them at the same time; D waits for both. Prints D and when B and C ran.
  *
- * <p>Usage: {@code DependencyBasics [--engine naive|pooled|perdevice] [--help]}.
+ * <p>Usage: {@code DependencyBasics [--engine NAME] [--help]}.
  */
-public final class DependencyBasics {
+@Command(name = "DependencyBasics", sortOptions = false,
+        description = {"Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that",
+                "B and C (which only read A) ran at the same time."})
+public final class DependencyBasics implements Callable<Integer> {
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+
     private DependencyBasics() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args);
-        if (parsed.help) {
-            System.out.println("usage: DependencyBasics [--engine naive|pooled|perdevice]\n"
-                    + "Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that\n"
-                    + "B and C (which only read A) ran at the same time.");
-            return;
-        }
-        String engineName = parsed.engine;
+        System.exit(Cli.run(new DependencyBasics(), args));
+    }
+
+    @Override
+    public Integer call() {
+        String engineName = common.engine;
         long t0 = System.nanoTime();
         double[] value = new double[4];
         long[][] window = new long[4][2];
@@ -36,15 +41,13 @@ public final class DependencyBasics {
             VarHandle c = engine.newVariable("C");
             VarHandle d = engine.newVariable("D");
             Context cpu = Context.cpu();
-            engine.pushSync(ctx -> value[0] = 2, cpu, List.of(), List.of(a), FnProperty.NORMAL, 0, "A = 2");
-            engine.pushSync(ctx -> value[1] = timed(1, value[0] + 1, window, thread), cpu, List.of(a), List.of(b),
-                    FnProperty.NORMAL, 0, "B = A + 1");
-            engine.pushSync(ctx -> value[2] = timed(2, value[0] + 2, window, thread), cpu, List.of(a), List.of(c),
-                    FnProperty.NORMAL, 0, "C = A + 2");
-            engine.pushSync(ctx -> value[3] = value[1] * value[2], cpu, List.of(b, c), List.of(d),
-                    FnProperty.NORMAL, 0, "D = B * C");
+            engine.op("A = 2").writes(a).on(cpu).run(ctx -> value[0] = 2);
+            engine.op("B = A + 1").reads(a).writes(b).on(cpu).run(ctx -> value[1] = timed(1, value[0] + 1, window, thread));
+            engine.op("C = A + 2").reads(a).writes(c).on(cpu).run(ctx -> value[2] = timed(2, value[0] + 2, window, thread));
+            engine.op("D = B * C").reads(b, c).writes(d).on(cpu).run(ctx -> value[3] = value[1] * value[2]);
             engine.waitForVar(d);
-            System.out.printf("engine: %s%n", engine.name());
+            System.out.printf("engine: %s; Java %s (%s)%n", engine.name(), Runtime.version(),
+                    System.getProperty("java.home"));
             System.out.printf("A = %.0f, B = %.0f, C = %.0f%n", value[0], value[1], value[2]);
             System.out.printf("D = %.0f%n", value[3]);
             for (int k = 1; k <= 2; k++) {
@@ -55,6 +58,7 @@ public final class DependencyBasics {
             System.out.println(overlap ? "B and C ran at the same time" : "B and C ran one after the other"
                     + ("naive".equals(engine.name()) ? " (the naive engine runs every op on the pushing thread)" : ""));
         }
+        return 0;
     }
 
     /** Busy for ~30 ms so that the overlap is visible, then returns {@code result}. */

@@ -2,12 +2,16 @@ package org.depengine.examples;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
 import org.depengine.api.VarHandle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * One operator made with {@code newOperator} and pushed many times, against {@code pushAsync} with the
@@ -15,27 +19,35 @@ import org.depengine.api.VarHandle;
  * de-duplicated once, when it is made; {@code pushAsync} makes a temporary operator on every call.
  * Prints what one push costs each way, measured here, and checks that every push ran.
  *
- * <p>Usage: {@code OperatorReuse [--engine naive|pooled|perdevice] [--ops N] [--rounds N] [--help]}.
+ * <p>Usage: {@code OperatorReuse [--engine NAME] [--ops N] [--rounds N] [--help]}.
  */
-public final class OperatorReuse {
+@Command(name = "OperatorReuse", sortOptions = false, description = {
+    "Pushes one operator made with newOperator N times per round, and the same function with",
+    "pushAsync N times; prints the median cost per push of each over the rounds (after warm-up",
+    "rounds) and checks that every push ran."})
+public final class OperatorReuse implements Callable<Integer> {
     private static final int WARMUP_ROUNDS = 2;
+
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+    @Option(names = "--ops", paramLabel = "N", description = "Pushes per round each way, 1..10000000 (default: ${DEFAULT-VALUE}).")
+    private int ops = 20_000;
+    @Option(names = "--rounds", paramLabel = "N", description = "Measured rounds, 1..1000 (default: ${DEFAULT-VALUE}).")
+    private int rounds = 5;
 
     private OperatorReuse() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args, "--ops", "--rounds");
-        if (parsed.help) {
-            System.out.println("usage: OperatorReuse [--engine naive|pooled|perdevice] [--ops N] [--rounds N]\n"
-                    + "Pushes one operator made with newOperator N times (default 20000) per round, and the same\n"
-                    + "function with pushAsync N times; prints the median cost per push of each over the rounds\n"
-                    + "(default 5, after " + WARMUP_ROUNDS + " warm-up rounds) and checks that every push ran.");
-            return;
-        }
-        int ops = parsed.intOption("--ops", 20_000, 1, 10_000_000);
-        int rounds = parsed.intOption("--rounds", 5, 1, 1000);
-        try (Engine engine = Engine.create(parsed.engine)) {
+        System.exit(Cli.run(new OperatorReuse(), args));
+    }
+
+    @Override
+    public Integer call() {
+        Cli.inRange("--ops", ops, 1, 10_000_000);
+        Cli.inRange("--rounds", rounds, 1, 1000);
+        try (Engine engine = Engine.create(common.engine)) {
             VarHandle step = engine.newVariable("step");
             VarHandle sum = engine.newVariable("sum");
             List<VarHandle> reads = List.of(step);
@@ -93,6 +105,7 @@ public final class OperatorReuse {
             System.out.printf("reusing the operator %s %.0f%% of the push cost%n", saved >= 0 ? "saves" : "adds",
                     Math.abs(saved) * 100);
         }
+        return 0;
     }
 
     /** One way of pushing: its per-round costs and whether every round ran and summed right. */

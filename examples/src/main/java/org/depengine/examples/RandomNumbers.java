@@ -3,31 +3,38 @@ package org.depengine.examples;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.VarHandle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
  * A random generator held as a variable: every op that draws from it writes it, so draws are
  * serialised in push order and the numbers each op gets are the same under every engine and thread
  * count — while the ops' other work still runs in parallel.
  *
- * <p>Usage: {@code RandomNumbers [--engine naive|pooled|perdevice] [--help]}.
+ * <p>Usage: {@code RandomNumbers [--engine NAME] [--help]}.
  */
-public final class RandomNumbers {
+@Command(name = "RandomNumbers", sortOptions = false, description = {
+    "16 ops draw from one seeded generator held as a variable; prints a checksum that is",
+    "the same for every engine."})
+public final class RandomNumbers implements Callable<Integer> {
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+
     private RandomNumbers() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args);
-        if (parsed.help) {
-            System.out.println("usage: RandomNumbers [--engine naive|pooled|perdevice]\n"
-                    + "16 ops draw from one seeded generator held as a variable; prints a checksum that is\n"
-                    + "the same for every engine.");
-            return;
-        }
-        try (Engine engine = Engine.create(parsed.engine)) {
+        System.exit(Cli.run(new RandomNumbers(), args));
+    }
+
+    @Override
+    public Integer call() {
+        try (Engine engine = Engine.create(common.engine)) {
             SplittableRandom rng = new SplittableRandom(2024);
             VarHandle rngVar = engine.newVariable("rng");
             int ops = 16;
@@ -48,5 +55,6 @@ public final class RandomNumbers {
             System.out.println("first draws: " + drawn[0] + ", " + drawn[1] + ", " + drawn[2]);
             System.out.println("checksum: " + checksum);
         }
+        return 0;
     }
 }

@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Devices;
 import org.depengine.testkit.Json;
-import org.depengine.testkit.Required;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,7 +63,7 @@ class CopyComputeOverlapTest {
     @ValueSource(strings = {"perdevice", "pooled", "naive"})
     void onOpenCl(String engine) throws Exception {
         Availability a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
         runOn("opencl:0", engine);
     }
 

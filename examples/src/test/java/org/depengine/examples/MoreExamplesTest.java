@@ -2,6 +2,7 @@ package org.depengine.examples;
 
 import static org.depengine.examples.DependencyBasicsTest.runOnModulePath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.regex.Matcher;
@@ -39,5 +40,8 @@ class MoreExamplesTest {
         String out = runOnModulePath("org.depengine.examples.AsyncCompletion", "--engine", engine);
         assertTrue(out.contains("async result 500500"), out);
         assertTrue(out.contains("doubled by the dependent op: 1001000"), out);
+        // It completes from the program's own worker thread, not from the thread that ran its function.
+        assertTrue(out.contains("async result 500500 completed on thread sum-worker"), out);
+        assertFalse(out.contains("function ran on thread sum-worker"), out);
     }
 }

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Devices;
 import org.depengine.testkit.Json;
-import org.depengine.testkit.Required;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,7 +105,7 @@ class MultiDeviceTrainingTest {
     @Test
     void trainsOnOpenClAndCpuTogether() throws Exception {
         Availability a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
         Run perdevice = train("perdevice", "opencl:0,cpu:0", dir.resolve("ocl.json"));
         assertTrue(perdevice.accuracy >= 95.0, perdevice.out);
         assertTrue(perdevice.out.contains("host ops (gradient sums, SGD) on cpu:1"), perdevice.out);

@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,7 +20,9 @@ import java.util.function.ToDoubleFunction;
  * Aggregate statistics per op name over the ops a trace holds: count; total, min, max and average of
  * the run time (started to finished) and of the queue wait (ready to started); and, for device ops
  * (those with a launch), the host part (started to launched) and the device part (from where the
- * stream could start it to finished), exactly as the trace draws them. Shown as a text table or JSON,
+ * stream could start it to finished), exactly as the trace draws them; and the median (p50) and 99th
+ * percentile (p99) of the run time, exact (nearest rank over the recorded durations, no histogram
+ * approximation). Shown as a text table or JSON,
  * sorted by any {@link Column}.
  *
  * <p>Immutable and thread-safe.
@@ -48,8 +52,11 @@ public final class AggregateStats {
      * @param queueWait their queue waits (over the ops whose ready time was recorded)
      * @param host the host parts of the device ops among them
      * @param device the device parts of the device ops among them
+     * @param runP50Nanos the median run time (nearest rank)
+     * @param runP99Nanos the 99th percentile of the run time (nearest rank)
      */
-    public record Row(String name, long count, Summary run, Summary queueWait, Summary host, Summary device) {
+    public record Row(String name, long count, Summary run, Summary queueWait, Summary host, Summary device,
+                      long runP50Nanos, long runP99Nanos) {
     }
 
     /** The columns, each sortable; time columns are shown in milliseconds. */
@@ -66,6 +73,10 @@ public final class AggregateStats {
         MAX("Max(ms)", r -> r.run().maxNanos()),
         /** Mean run time. */
         AVG("Avg(ms)", r -> r.run().avgNanos()),
+        /** Median run time. */
+        P50("P50(ms)", r -> r.runP50Nanos()),
+        /** 99th percentile of the run time. */
+        P99("P99(ms)", r -> r.runP99Nanos()),
         /** Total queue wait. */
         WAIT_TOTAL("WaitTotal(ms)", r -> r.queueWait().totalNanos()),
         /** Shortest queue wait. */
@@ -123,14 +134,35 @@ public final class AggregateStats {
 
     static AggregateStats of(TraceModel m) {
         Map<String, Row> byName = new TreeMap<>();
+        Map<String, long[]> runs = new HashMap<>();
         for (TraceModel.Op o : m.ops) {
-            Row r = byName.getOrDefault(o.name, new Row(o.name, 0, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY));
+            Row r = byName.getOrDefault(o.name, new Row(o.name, 0, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, 0, 0));
             Summary wait = o.ready >= 0 ? r.queueWait().plus(o.queueWait()) : r.queueWait();
             Summary host = o.isDevice() ? r.host().plus(o.hostTime()) : r.host();
             Summary dev = o.isDevice() ? r.device().plus(o.deviceTime()) : r.device();
-            byName.put(o.name, new Row(o.name, r.count() + 1, r.run().plus(o.runTime()), wait, host, dev));
+            byName.put(o.name, new Row(o.name, r.count() + 1, r.run().plus(o.runTime()), wait, host, dev, 0, 0));
+            long[] d = runs.computeIfAbsent(o.name, k -> new long[8]);
+            int n = (int) r.count();
+            if (n == d.length) {
+                d = Arrays.copyOf(d, n * 2);
+                runs.put(o.name, d);
+            }
+            d[n] = o.runTime();
         }
-        return new AggregateStats(new ArrayList<>(byName.values()), m.ops.size(), m.dropped, m.incomplete);
+        List<Row> rows = new ArrayList<>(byName.size());
+        for (Row r : byName.values()) {
+            long[] d = Arrays.copyOf(runs.get(r.name()), (int) r.count());
+            Arrays.sort(d);
+            rows.add(new Row(r.name(), r.count(), r.run(), r.queueWait(), r.host(), r.device(),
+                    percentile(d, 50), percentile(d, 99)));
+        }
+        return new AggregateStats(rows, m.ops.size(), m.dropped, m.incomplete);
+    }
+
+    /** The nearest-rank percentile of sorted, non-empty values: the smallest value with p% at or below it. */
+    static long percentile(long[] sorted, int p) {
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, rank - 1)];
     }
 
     /** The rows, by name. */
@@ -218,7 +250,7 @@ public final class AggregateStats {
 
     /**
      * The statistics as JSON: {@code {"sortedBy":..., "descending":..., "ops":..., "droppedRecords":...,
-     * "incompleteOps":..., "rows":[{"name":..., "count":..., "run":{"count","totalNs","minNs","maxNs",
+     * "incompleteOps":..., "rows":[{"name":..., "count":..., "p50Ns":..., "p99Ns":..., "run":{"count","totalNs","minNs","maxNs",
      * "totalMs","minMs","maxMs","avgMs"}, "wait":{...}, "host":{...}, "device":{...}}, ...]}}, rows sorted by {@code column}.
      */
     public String toJson(Column column, boolean descending) {
@@ -232,6 +264,7 @@ public final class AggregateStats {
             j.name("rows").beginArray();
             for (Row r : rows(column, descending)) {
                 j.beginObject().field("name", r.name()).field("count", r.count());
+                j.field("p50Ns", r.runP50Nanos()).field("p99Ns", r.runP99Nanos());
                 summary(j, "run", r.run());
                 summary(j, "wait", r.queueWait());
                 summary(j, "host", r.host());

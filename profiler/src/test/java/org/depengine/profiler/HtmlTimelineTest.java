@@ -15,7 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.depengine.api.VarHandle;
 import org.depengine.profiler.Fakes.FakeOp;
-import org.depengine.testkit.Required;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,17 +67,28 @@ class HtmlTimelineTest {
 
     @Test
     void chromiumDrawsOneBarPerOp() throws Exception {
-        Required.assumeAvailable("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM
-                + " (Debian package 'chromium'; or set -Ddepengine.test.chromium=PATH)");
+        assumeChromium();
         int n = 40;
         Profiler p = chain(n);
         Path html = dir.resolve("timeline.html");
         p.writeHtml(html);
 
         String dom = chromium(html, "--dump-dom");
+        assertRenderedWithoutScriptErrors(dom);
         assertEquals(n, count(dom, "<div class=\"op-bar[ \"]"), "op bars in the DOM");
-        assertEquals(n - 1, count(dom, "class=\"dep-arrow\""), "dependency arrows in the DOM");
+        assertEquals(0, count(dom, "class=\"dep-arrow\""), "no arrows until an op is under the pointer or pinned");
+        assertTrue(dom.contains((n - 1) + " dependencies"), "the summary counts them");
         assertEquals(4 + 1, count(dom, "<tr class=\"stat-row\""), "a statistics row per op name");
+        assertTrue(count(dom, "<div class=\"tick\"") >= 3, "a time ruler");
+        assertTrue(Pattern.compile("<div class=\"tick\"[^>]*>[0-9.]+ (ns|\u00b5s|ms|s)</div>").matcher(dom).find(),
+                "ruler ticks carry units");
+        assertTrue(dom.contains("<th>p50</th>") && dom.contains("<th>p99</th>"), "percentile columns");
+        assertFalse(dom.contains("<th>Device total</th>"), "no device ops: the device columns are left out");
+
+        // Pinned through the address: the middle op of the chain shows its two arrows, in and out.
+        String pinned = chromiumAt(html.toUri() + "#op=" + n / 2, "--dump-dom"); // FakeOp ids are 0..n-1
+        assertRenderedWithoutScriptErrors(pinned);
+        assertEquals(2, count(pinned, "class=\"dep-arrow\""), "the pinned op's arrows only");
         assertTrue(dom.contains("data-name=\"step0\""));
         assertTrue(dom.contains("worker-0") && dom.contains("worker-2"), "a lane per thread");
 
@@ -91,15 +102,29 @@ class HtmlTimelineTest {
 
     @Test
     void knownDagPageHasDeviceBars() throws Exception {
-        Required.assumeAvailable("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM);
+        assumeChromium();
         Profiler p = ProfilerTraceTest.knownDag(Profiler.builder().build());
         Path html = dir.resolve("dag.html");
         p.writeHtml(html);
         String dom = chromium(html, "--dump-dom");
+        assertRenderedWithoutScriptErrors(dom);
         assertEquals(4, count(dom, "<div class=\"op-bar[ \"]"));
         assertEquals(1, count(dom, "<div class=\"device-bar\""));
-        assertEquals(4, count(dom, "class=\"dep-arrow\""));
+        assertTrue(dom.contains("<th>Device total</th>"), "a device op: the device columns are shown");
         assertTrue(dom.contains("stream COMPUTE#0"));
+    }
+
+    /** Skips without Chromium, or fails where the build requires it (-Ddepengine.test.requireDevices=chromium). */
+    private static void assumeChromium() {
+        Requirements.assume("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM
+                + " (Debian package 'chromium'; or set -Ddepengine.test.chromium=PATH)");
+    }
+
+    /** The page's script ran to its end with no uncaught error. */
+    private static void assertRenderedWithoutScriptErrors(String dom) {
+        Matcher error = Pattern.compile("data-script-error=\"([^\"]*)\"").matcher(dom);
+        assertFalse(error.find(), () -> "a script error: " + error.group(1));
+        assertTrue(dom.contains("data-rendered=\"true\""), "the script did not finish building the page");
     }
 
     private static int count(String text, String regex) {
@@ -112,10 +137,14 @@ class HtmlTimelineTest {
     }
 
     private String chromium(Path html, String what) throws Exception {
+        return chromiumAt(html.toUri().toString(), what);
+    }
+
+    private String chromiumAt(String url, String what) throws Exception {
         Path profile = Files.createTempDirectory(dir, "chromium");
         List<String> cmd = new ArrayList<>(List.of(CHROMIUM.toString(), "--headless", "--no-sandbox", "--disable-gpu",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--user-data-dir=" + profile, "--window-size=1200,800", what, html.toUri().toString()));
+                "--disable-sync", "--user-data-dir=" + profile, "--window-size=1200,800", what, url));
         Path out = dir.resolve("chromium-" + System.nanoTime() + ".out");
         Path err = dir.resolve("chromium-" + System.nanoTime() + ".err");
         Process proc = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();

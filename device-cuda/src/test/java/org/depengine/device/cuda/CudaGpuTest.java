@@ -14,7 +14,7 @@ import org.depengine.api.device.Availability;
 import org.depengine.api.device.Devices;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.StreamKind;
-import org.junit.jupiter.api.Assumptions;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +28,7 @@ class CudaGpuTest {
     @BeforeEach
     void open() {
         Availability a = Devices.provider("cuda").probe();
-        Assumptions.assumeTrue(a.available(), "needs a CUDA GPU: " + a.reason());
+        Requirements.assumeDevice("cuda", a, "needs a CUDA GPU");
         device = (CudaDevice) Devices.device(Context.of("cuda", 0));
     }
 

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +23,7 @@ class CudaKernelSourceTest {
     @Test
     void theKernelSourceCompilesToPtxWithEveryKernel(@TempDir Path dir) throws Exception {
         Optional<Path> nvcc = nvcc();
-        Assumptions.assumeTrue(nvcc.isPresent(), "needs nvcc (the CUDA toolkit) on the PATH or in /usr/local/cuda/bin");
+        Requirements.assume("nvcc", nvcc.isPresent(), "needs nvcc (the CUDA toolkit) on the PATH or in /usr/local/cuda/bin");
         Path source = dir.resolve(PrimitiveKernels.PROGRAM_NAME);
         Files.writeString(source, PrimitiveKernels.SOURCE);
         Path ptx = dir.resolve("out.ptx");

@@ -5,7 +5,7 @@ import org.depengine.api.device.Availability;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.Devices;
 import org.depengine.testkit.PrimitiveConformance;
-import org.junit.jupiter.api.Assumptions;
+import org.depengine.testkit.Requirements;
 
 /**
  * The primitive conformance suite on {@code cuda:0}: cuBLAS and NVRTC kernels against the host
@@ -15,7 +15,7 @@ class CudaPrimitiveConformanceTest extends PrimitiveConformance {
     @Override
     protected Device device() {
         Availability a = Devices.provider("cuda").probe();
-        Assumptions.assumeTrue(a.available(), "needs a CUDA GPU: " + a.reason());
+        Requirements.assumeDevice("cuda", a, "needs a CUDA GPU");
         return Devices.device(Context.of("cuda", 0));
     }
 }

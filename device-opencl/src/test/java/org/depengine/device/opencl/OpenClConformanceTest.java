@@ -7,7 +7,7 @@ import org.depengine.testkit.ConcurrencyConformance;
 import org.depengine.testkit.EngineSetup;
 import org.depengine.testkit.EngineUnderTest;
 import org.depengine.testkit.OrderingConformance;
-import org.depengine.testkit.Required;
+import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 
@@ -28,7 +28,7 @@ class OpenClConformanceTest implements EngineUnderTest {
     @BeforeEach
     void needsOpenCl() {
         var a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
     }
 
     @Nested

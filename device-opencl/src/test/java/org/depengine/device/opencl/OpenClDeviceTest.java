@@ -21,13 +21,13 @@ import org.depengine.api.device.Devices;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
-import org.depengine.testkit.Required;
 import org.jocl.CL;
 import org.jocl.cl_event;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.depengine.testkit.Requirements;
 
 /**
  * Runs on the real OpenCL platform of the machine (PoCL's CPU device in CI). Skipped, with the probe's
@@ -62,7 +62,7 @@ class OpenClDeviceTest {
         DeviceProvider p = Devices.provider("opencl");
         provider = assertInstanceOf(OpenClDeviceProvider.class, p);
         Availability a = provider.probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL platform (e.g. pocl-opencl-icd): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (e.g. pocl-opencl-icd)");
         device = (OpenClDevice) Devices.device(Context.of("opencl", 0));
     }
 

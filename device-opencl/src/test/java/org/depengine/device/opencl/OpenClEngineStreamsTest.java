@@ -28,13 +28,13 @@ import org.depengine.api.device.Devices;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
-import org.depengine.testkit.Required;
 import org.jocl.cl_event;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.depengine.testkit.Requirements;
 
 /**
  * The per-device engine's device paths on a real OpenCL device: ops released at launch, successors on
@@ -88,7 +88,7 @@ class OpenClEngineStreamsTest {
     @BeforeEach
     void open() {
         var a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL runtime (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
         device = (OpenClDevice) Devices.device(CL0);
     }
 

@@ -17,11 +17,11 @@ import org.depengine.api.device.Availability;
 import org.depengine.api.device.DeviceProvider;
 import org.depengine.api.device.Devices;
 import org.depengine.device.opencl.launch.ProbeMain;
-import org.depengine.testkit.Required;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.depengine.testkit.Requirements;
 
 /**
  * Child JVMs: the provider on the module path (JOCL as automatic module {@code jocl}), and a machine
@@ -40,7 +40,7 @@ class OpenClLaunchTest {
     @Test
     void onTheModulePathThePlatformIsFound() throws Exception {
         Availability here = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", here.available(), "needs an OpenCL platform: " + here.reason());
+        Requirements.assumeDevice("opencl", here, "needs an OpenCL platform");
         Map<String, String> out = run(List.of("--module-path", join(runtimePath()), "--add-modules",
                 "org.depengine.device.opencl", "-cp", codeSource(ProbeMain.class).toString(), ProbeMain.class.getName()),
                 Map.of());

@@ -5,14 +5,14 @@ import org.depengine.api.device.Availability;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.Devices;
 import org.depengine.testkit.PrimitiveConformance;
-import org.depengine.testkit.Required;
+import org.depengine.testkit.Requirements;
 
 /** The primitive conformance suite on {@code opencl:0} (PoCL's CPU device in CI). */
 class OpenClPrimitiveConformanceTest extends PrimitiveConformance {
     @Override
     protected Device device() {
         Availability a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(), "needs an OpenCL platform (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (CI installs PoCL)");
         return Devices.device(Context.of("opencl", 0));
     }
 }

@@ -23,10 +23,10 @@ import org.depengine.api.device.primitive.Activation;
 import org.depengine.api.device.primitive.Matmul;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.api.device.primitive.Reduce;
-import org.depengine.testkit.Required;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.depengine.testkit.Requirements;
 
 /**
  * Primitives inside engine ops on {@code opencl:0} (per-device engine): the copies run on the engine's
@@ -43,8 +43,7 @@ class OpenClPrimitiveEngineTest {
     @BeforeEach
     void open() {
         Availability a = Devices.provider("opencl").probe();
-        Required.assumeAvailable("opencl", a.available(),
-                "needs an OpenCL platform (CI installs PoCL): " + a.reason());
+        Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (CI installs PoCL)");
         device = Devices.device(GPU);
         engine = Engine.create("perdevice");
     }

@@ -31,6 +31,7 @@ public final class EngineRegistry {
     public static Engine create(String name, EngineConfig config) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(config, "config");
+        config.warnUnknownKeys();
         ProviderLookup<EngineProvider> lookup = ProviderLookup.load(EngineProvider.class, "engine", EngineProvider::name);
         Engine engine = lookup.require(name, HOW_TO_ADD).create(config);
         runCreationHooks(engine);

@@ -2,21 +2,28 @@ package org.depengine.api.spi;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * An immutable snapshot of an engine's settings: the {@code depengine.*} system properties at the
- * moment the engine is created (so a property is read once, at creation), or an explicit map.
- * Accessors validate and name the property in their errors.
+ * moment the engine is created (so a property is read once, at creation), or an explicit map, or
+ * either with settings added through {@link #with}. Accessors validate, and their errors name the
+ * setting and where it came from (a system property, or given to this class). An unknown
+ * {@code depengine.*} key is logged once at WARN with the closest known one when an engine is
+ * created with the configuration (see {@link KnownSettings}). Thread-safe (immutable).
  */
 public final class EngineConfig {
     private static final String PREFIX = "depengine.";
 
     private final Map<String, String> values;
+    private final Set<String> given; // keys given through of/with rather than read from system properties
 
-    private EngineConfig(Map<String, String> values) {
+    private EngineConfig(Map<String, String> values, Set<String> given) {
         this.values = values;
+        this.given = given;
     }
 
     /** The {@code depengine.*} system properties, read now. */
@@ -28,12 +35,13 @@ public final class EngineConfig {
                 map.put(key, props.getProperty(key));
             }
         }
-        return new EngineConfig(Map.copyOf(map));
+        return new EngineConfig(Map.copyOf(map), Set.of());
     }
 
     /** Exactly the given settings (system properties are not consulted). */
     public static EngineConfig of(Map<String, String> values) {
-        return new EngineConfig(Map.copyOf(values));
+        Map<String, String> copy = Map.copyOf(values);
+        return new EngineConfig(copy, copy.keySet());
     }
 
     /** This configuration with one setting added or replaced. */
@@ -42,7 +50,25 @@ public final class EngineConfig {
         Objects.requireNonNull(value, "value");
         Map<String, String> map = new TreeMap<>(values);
         map.put(key, value);
-        return new EngineConfig(Map.copyOf(map));
+        Set<String> keys = new java.util.HashSet<>(given);
+        keys.add(key);
+        return new EngineConfig(Map.copyOf(map), Set.copyOf(keys));
+    }
+
+    /**
+     * The setting as errors name it, with where it came from: {@code system property KEY} or
+     * {@code setting KEY (given to EngineConfig)}.
+     */
+    public String describe(String key) {
+        return given.contains(key) ? "setting " + key + " (given to EngineConfig)" : "system property " + key;
+    }
+
+    /**
+     * Logs one WARN for each unknown {@code depengine.*} key (once per key per JVM), naming it, where
+     * it came from and the closest known key; engines call it when created. Returns the warnings logged.
+     */
+    public List<String> warnUnknownKeys() {
+        return KnownSettings.warnUnknown(this);
     }
 
     /** The raw value, or null if not set. */
@@ -69,11 +95,11 @@ public final class EngineConfig {
         try {
             v = Integer.parseInt(raw.strip());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("system property " + key + "='" + raw
+            throw new IllegalArgumentException(describe(key) + "='" + raw
                     + "' is not an integer; expected a whole number in [" + min + ", " + max + "]", e);
         }
         if (v < min || v > max) {
-            throw new IllegalArgumentException("system property " + key + "=" + v + " is out of range; expected ["
+            throw new IllegalArgumentException(describe(key) + "=" + v + " is out of range; expected ["
                     + min + ", " + max + "]");
         }
         return v;
@@ -96,7 +122,7 @@ public final class EngineConfig {
         if (s.equalsIgnoreCase("false")) {
             return false;
         }
-        throw new IllegalArgumentException("system property " + key + "='" + raw + "' is not a boolean; expected true or false");
+        throw new IllegalArgumentException(describe(key) + "='" + raw + "' is not a boolean; expected true or false");
     }
 
     @Override
