@@ -3,13 +3,14 @@ package org.depengine.device.cpu;
 import org.depengine.api.Context;
 import org.depengine.api.device.AbstractDeviceProvider;
 import org.depengine.api.device.Availability;
+import org.depengine.api.device.Device;
 
 /**
  * Device type {@code cpu}: every id ≥ 0 is a logical CPU device, as in MXNet (ids let a per-device
  * engine keep separate worker blocks). Always available unless disabled with
  * {@code -Ddepengine.device.cpu.disabled=true}. Thread-safe.
  */
-public final class CpuDeviceProvider extends AbstractDeviceProvider<CpuDevice> {
+public final class CpuDeviceProvider extends AbstractDeviceProvider<Device> {
     /** The device type name. */
     public static final String TYPE = "cpu";
 
@@ -30,7 +31,7 @@ public final class CpuDeviceProvider extends AbstractDeviceProvider<CpuDevice> {
     }
 
     @Override
-    protected CpuDevice open(int id) {
+    protected Device open(int id) {
         return new CpuDevice(Context.cpu(id));
     }
 }

@@ -11,7 +11,7 @@ import org.depengine.device.common.HandleEvent;
  * as the marked work is seen done ({@link HandleEvent} does the bookkeeping); the wrapper then stays
  * done, so it can never touch the recycled event, which may by then mark other work.
  */
-final class CudaEvent extends HandleEvent<CUevent> {
+public final class CudaEvent extends HandleEvent<CUevent> {
     private final CudaDevice device;
 
     CudaEvent(CudaDevice device, CUevent handle) {

@@ -19,7 +19,7 @@ import org.jocl.cl_event;
  * A marker's {@code cl_event}, released as soon as it is seen complete ({@link HandleEvent} does the
  * bookkeeping). A {@code cl_event} cannot be recorded again, so each wrapper owns exactly one.
  */
-final class OpenClEvent extends HandleEvent<cl_event> {
+public final class OpenClEvent extends HandleEvent<cl_event> {
     private final OpenClDevice device;
 
     OpenClEvent(OpenClDevice device, cl_event handle) {
