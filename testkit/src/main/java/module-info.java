@@ -7,7 +7,7 @@ module org.depengine.testkit {
     requires transitive org.depengine.api;
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
-    requires com.fasterxml.jackson.databind; // the one JSON reader of the tests (Json)
+    requires com.fasterxml.jackson.core; // the one JSON reader of the tests (Json): Jackson's streaming parser
     requires java.management; // heap and live-object figures of the soak program
 
     exports org.depengine.testkit;
