@@ -50,6 +50,8 @@ import org.slf4j.LoggerFactory;
  *                  sum      reads staging 0..n writes k.mergedVar  merged ← Σ staging, in list order
  *                           (one value: its gather writes merged directly, no sum op)
  *                  send     reads k.mergedVar  writes k.storeVar   {@link #send}(k, round)
+ *                  check    reads k.storeVar   (NO_SKIP)           {@link #skippedSend}(k, round) if send was skipped
+ *                           (only if {@link #reportsSkippedPushes()})
  * pull(k, outs):   fetch    (none)             writes k.storeVar   {@link #fetch}(k, round)   (if {@link #pullFetches()})
  *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
  * </pre>
@@ -65,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * last push to that key (0 before any): in {@code dist_sync}, {@link #fetch} completes once that round's
  * update has landed, which is how a pull sees the whole round; in {@code dist_async} the round is
  * informational. Round numbers are per key and per worker; an implementation that lets workers skip
- * rounds ({@link #endOfData()}) reconciles them itself, e.g. in {@link #doBarrier()}.
+ * rounds ({@link #endOfData()}) reconciles them itself in {@link #doBarrier()}: exchange every worker's
+ * {@link Key#rounds()} at the barrier and {@link Key#advanceRoundsTo} the highest.
  *
  * <h2>Failures</h2>
  * A hook fails its op by calling {@code done.fail(cause)} or by throwing; the base class wraps the cause
@@ -140,6 +143,30 @@ public abstract class AbstractKVStore implements KVStore {
      * @throws Exception to fail the op (only if {@code done} was not called)
      */
     protected abstract void fetch(Key key, long round, CallbackOnComplete done) throws Exception;
+
+    /**
+     * Told that this worker's push of {@code round} was skipped: an op producing one of its values failed,
+     * so {@link #send} was not called for that round (the failure travels on to this worker's later pulls
+     * of the key, where its user sees it). A distributed sync store tells the owner that this rank
+     * contributes nothing to the round, so that the other workers' round completes instead of timing out.
+     * Called only if {@link #reportsSkippedPushes()}, from a {@link FnProperty#NO_SKIP} op that reads
+     * {@link Key#storeVar()} (it runs after the push's send op, before the next call's ops on the key).
+     * The default completes at once.
+     *
+     * @param done to be called exactly once, from any thread
+     * @throws Exception to fail the op (only if {@code done} was not called)
+     */
+    protected void skippedSend(Key key, long round, CallbackOnComplete done) throws Exception {
+        done.complete();
+    }
+
+    /**
+     * Whether each push is followed by a check op that calls {@link #skippedSend} when the push was
+     * skipped. False by default (one op less per push); a distributed sync store returns true.
+     */
+    protected boolean reportsSkippedPushes() {
+        return false;
+    }
 
     /**
      * Whether a pull needs a {@link #fetch} before copying {@link Key#stored()} out. True by default; a
@@ -223,6 +250,8 @@ public abstract class AbstractKVStore implements KVStore {
         private final ByteBuffer merged;
         private final Map<String, Staging> staging = new ConcurrentHashMap<>();
         private long pushes;
+        /** The round of the last send op that ran; written and read only in ops holding storeVar. */
+        private volatile long lastSent;
 
         Key(Engine engine, String name, int length) {
             this.name = name;
@@ -486,9 +515,21 @@ public abstract class AbstractKVStore implements KVStore {
                     FnProperty.CPU_PRIORITIZED, priority, "kvstore push " + k.name + " round " + round + ": sum "
                             + values.size() + " values");
         }
-        engine.pushAsync(hook(k, round, "send", (key, r, done) -> send(key, r, done)), Context.cpu(),
-                List.of(k.mergedVar), List.of(k.storeVar), storeOpProperty(), priority,
+        engine.pushAsync(hook(k, round, "send", (key, r, done) -> {
+            key.lastSent = r;
+            send(key, r, done);
+        }), Context.cpu(), List.of(k.mergedVar), List.of(k.storeVar), storeOpProperty(), priority,
                 "kvstore push " + k.name + " round " + round);
+        if (reportsSkippedPushes()) {
+            engine.pushAsync(hook(k, round, "report of a skipped push", (key, r, done) -> {
+                if (key.lastSent == r) {
+                    done.complete();
+                } else {
+                    skippedSend(key, r, done);
+                }
+            }), Context.cpu(), List.of(k.storeVar), List.of(), FnProperty.NO_SKIP, priority,
+                    "kvstore push " + k.name + " round " + round + ": check it was sent");
+        }
     }
 
     private void pullLocal(Key k, List<DeviceArray> outs, int priority) {
