@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
@@ -91,7 +93,9 @@ public abstract class AbstractKVStore implements KVStore {
     private final String type;
     private final KVStoreSettings settings;
     private final Map<String, Key> keys = new ConcurrentHashMap<>();
-    private final Object lifecycle = new Object();
+    /** Calls hold the read side while they check the state and push ops; close takes the write side. */
+    private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final Object updaterLock = new Object();
     private volatile boolean closed;
     private volatile boolean pushed;
     private volatile boolean endOfData;
@@ -382,16 +386,23 @@ public abstract class AbstractKVStore implements KVStore {
                     + MAX_FLOATS + " floats, this value has " + value.length());
         }
         Memcpy memcpy = value.device().requirePrimitive(Memcpy.class);
-        Key k;
-        synchronized (lifecycle) {
+        gate.readLock().lock();
+        try {
             ensureOpen("init");
-            if (keys.containsKey(key)) {
+            Key k = new Key(engine, key, (int) value.length());
+            Key before = keys.putIfAbsent(key, k);
+            if (before != null) {
                 throw new IllegalArgumentException("key '" + key + "' is already initialised on this " + type
-                        + " store (" + keys.get(key).length + " floats); init each key once");
+                        + " store (" + before.length + " floats); init each key once");
             }
-            k = new Key(engine, key, (int) value.length());
-            keys.put(key, k);
+            pushInit(k, value, memcpy);
+        } finally {
+            gate.readLock().unlock();
         }
+    }
+
+    private void pushInit(Key k, DeviceArray value, Memcpy memcpy) {
+        String key = k.name;
         engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), value.buffer(), value.offsetBytes(), k.storedBytes()),
                 value.context(), List.of(value.var()), List.of(k.storeVar), FnProperty.COPY_FROM_DEVICE, 0,
                 "kvstore init " + key + ": copy " + value + " to host");
@@ -401,43 +412,67 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void push(String key, List<DeviceArray> values, int priority) {
-        Key k = checked("push", key, values, "values");
-        if (endOfData) {
-            throw new IllegalStateException("cannot push key '" + key + "': rank " + rank()
-                    + " signalled endOfData(); call barrier() before pushing again");
+        gate.readLock().lock();
+        try {
+            Key k = checked("push", key, values, "values");
+            checkMayPush("push", key);
+            pushLocal(k, values, priority);
+        } finally {
+            gate.readLock().unlock();
         }
-        pushed = true;
-        pushLocal(k, values, priority);
     }
 
     @Override
     public final void pull(String key, List<DeviceArray> outs, int priority) {
-        Key k = checked("pull", key, outs, "outs");
-        pullLocal(k, outs, priority);
+        gate.readLock().lock();
+        try {
+            Key k = checked("pull", key, outs, "outs");
+            pullLocal(k, outs, priority);
+        } finally {
+            gate.readLock().unlock();
+        }
     }
 
     @Override
     public final void pushPull(String key, List<DeviceArray> values, List<DeviceArray> outs, int priority) {
-        Key k = checked("pushPull", key, values, "values");
-        checked("pushPull", key, outs, "outs");
+        gate.readLock().lock();
+        try {
+            Key k = checked("pushPull", key, values, "values");
+            checked("pushPull", key, outs, "outs");
+            checkMayPush("pushPull", key);
+            pushLocal(k, values, priority);
+            pullLocal(k, outs, priority);
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    private void checkMayPush(String call, String key) {
         if (endOfData) {
-            throw new IllegalStateException("cannot pushPull key '" + key + "': rank " + rank()
+            throw new IllegalStateException("cannot " + call + " key '" + key + "': rank " + rank()
                     + " signalled endOfData(); call barrier() before pushing again");
         }
-        pushed = true;
-        pushLocal(k, values, priority);
-        pullLocal(k, outs, priority);
+        synchronized (updaterLock) {
+            pushed = true; // under the same lock as setUpdater's check: no push slips past a late setUpdater
+        }
     }
 
     @Override
     public final void setUpdater(Updater updater) {
         Objects.requireNonNull(updater, "updater");
-        ensureOpen("setUpdater");
-        if (pushed) {
-            throw new IllegalStateException("setUpdater(" + updater + ") after the first push on this " + type
-                    + " store: set the updater before pushing");
+        gate.readLock().lock();
+        try {
+            ensureOpen("setUpdater");
+            synchronized (updaterLock) {
+                if (pushed) {
+                    throw new IllegalStateException("setUpdater(" + updater + ") after the first push on this " + type
+                            + " store: set the updater before pushing");
+                }
+                this.updater = updater;
+            }
+        } finally {
+            gate.readLock().unlock();
         }
-        this.updater = updater;
     }
 
     @Override
@@ -458,7 +493,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final Set<String> keys() {
-        return Set.copyOf(new TreeSet<>(keys.keySet()));
+        return Collections.unmodifiableSortedSet(new TreeSet<>(keys.keySet()));
     }
 
     @Override
@@ -474,11 +509,14 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void close() {
-        synchronized (lifecycle) {
+        gate.writeLock().lock(); // waits for calls in progress: their ops are pushed before the fence below
+        try {
             if (closed) {
                 return;
             }
             closed = true;
+        } finally {
+            gate.writeLock().unlock();
         }
         try {
             awaitOwnOps();
