@@ -2,7 +2,6 @@ package org.depengine.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -873,10 +872,5 @@ public abstract class KVStoreConformance extends EngineTestBase {
             }
         }
         throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + t, t);
-    }
-
-    /** Whether {@code store} is open (for subclasses' own cases). */
-    protected static void assertOpen(KVStore store) {
-        assertFalse(store.isClosed(), "store closed");
     }
 }
