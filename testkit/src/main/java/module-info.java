@@ -5,6 +5,7 @@
  */
 module org.depengine.testkit {
     requires transitive org.depengine.api;
+    requires transitive org.depengine.kvstore; // KVStoreConformance
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
     requires com.fasterxml.jackson.core; // the one JSON reader of the tests (Json): Jackson's streaming parser
