@@ -1,0 +1,12 @@
+/**
+ * The {@code dist_sync} and {@code dist_async} KVStores on a Hazelcast cluster: keys sharded over the
+ * members by partition, the updater run on each key's owner, rounds, end of data and lost workers
+ * kept in map entries and seen through entry and membership listeners (no CP subsystem).
+ */
+module org.depengine.kvstore.hazelcast {
+    requires org.depengine.api;
+    requires com.hazelcast.core;
+    requires org.slf4j;
+
+    exports org.depengine.kvstore.hazelcast;
+}

@@ -1,0 +1,80 @@
+package org.depengine.kvstore.hazelcast.state;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import java.io.IOException;
+
+/**
+ * One rank's contribution to a key's chunk. {@code dist_sync}: it fills the rank's slot of round
+ * {@code round} (a repeat overwrites the same slot with the same data; a round already completed
+ * ignores it), and the round completes when its last slot arrives. {@code dist_async}: applied at
+ * once (after the init, if it is still missing).
+ */
+public final class PushOp extends KeyOp {
+    private int rank;
+    private long round;
+    private float[] value;
+    private ServerUpdater updater;
+
+    /** For Hazelcast's factory. */
+    public PushOp() {
+    }
+
+    /** Rank {@code rank}'s push number {@code round} (from 1) of the chunk at {@code offset}. */
+    public PushOp(String key, int offset, int workers, boolean async, int rank, long round, float[] value,
+                  ServerUpdater updater) {
+        super(key, offset, workers, async);
+        this.rank = rank;
+        this.round = round;
+        this.value = value;
+        this.updater = updater;
+    }
+
+    @Override
+    Reply apply(KeyState state) {
+        if (state.initialised() && value.length != state.length) {
+            return Reply.error("shape mismatch on key '" + key + "': it holds " + state.length + " floats, rank " + rank
+                    + " pushed " + value.length);
+        }
+        if (state.ended[rank]) {
+            return Reply.error("rank " + rank + " pushed key '" + key + "' after signalling its end of data");
+        }
+        if (state.failure != null && round > state.failedAfter) {
+            return Reply.error(state.failure);
+        }
+        state.updater = updater;
+        if (async) {
+            long seq = state.pending.isEmpty() ? state.round + 1 : state.pending.lastKey() + 1;
+            float[][] slots = new float[workers][];
+            slots[rank] = value;
+            state.pending.put(seq, slots);
+        } else if (round > state.round) {
+            state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = value;
+        }
+        state.completeRounds();
+        return Reply.ok(state.round);
+    }
+
+    @Override
+    public int getClassId() {
+        return StateFactory.PUSH;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        super.writeData(out);
+        out.writeInt(rank);
+        out.writeLong(round);
+        out.writeFloatArray(value);
+        out.writeObject(updater);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        super.readData(in);
+        rank = in.readInt();
+        round = in.readLong();
+        value = in.readFloatArray();
+        updater = in.readObject();
+    }
+}
