@@ -206,18 +206,15 @@ public final class ShardedTable implements AutoCloseable {
         return onAllKeys(RankOp.endOfData(workers, async, rank), "end of data");
     }
 
+    /** Runs {@code op} on every chunk this worker knows, one call per key (each retried by Hazelcast on the key's current owner). */
     private CompletableFuture<Void> onAllKeys(KeyOp op, String what) {
         Set<String> keys = new HashSet<>();
         lengths.forEach((key, len) -> forEachChunk(key, len, (chunkKey, off, n) -> keys.add(chunkKey)));
-        if (keys.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        for (String k : keys) {
+            parts.add(call(k, op, what));
         }
-        return map.submitToKeys(keys, op).toCompletableFuture().handle((replies, err) -> {
-            if (err != null) {
-                throw new KVRemoteException(what + " of rank " + rank + " failed: " + err, err);
-            }
-            return null;
-        });
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
     private int requireLength(String key, int length, String what) {
@@ -373,12 +370,19 @@ public final class ShardedTable implements AutoCloseable {
             String reason = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
             LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
             // Off Hazelcast's event thread: the calls below go to the keys' owners.
-            timer.execute(() -> onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost)
-                    .exceptionally(err -> {
-                        LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
-                        failAllWaiters(reason);
-                        return null;
-                    }));
+            timer.execute(() -> {
+                try {
+                    onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost)
+                            .exceptionally(err -> {
+                                LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                                failAllWaiters(reason);
+                                return null;
+                            });
+                } catch (RuntimeException err) {
+                    LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                    failAllWaiters(reason);
+                }
+            });
         }
     }
 
