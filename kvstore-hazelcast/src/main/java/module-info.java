@@ -5,8 +5,11 @@
  */
 module org.depengine.kvstore.hazelcast {
     requires org.depengine.api;
+    requires org.depengine.kvstore;
     requires com.hazelcast.core;
     requires org.slf4j;
 
     exports org.depengine.kvstore.hazelcast;
+
+    provides org.depengine.kvstore.spi.KVStoreProvider with org.depengine.kvstore.hazelcast.HazelcastKVStoreProvider;
 }

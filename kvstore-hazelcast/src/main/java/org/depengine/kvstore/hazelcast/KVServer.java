@@ -3,6 +3,7 @@ package org.depengine.kvstore.hazelcast;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.util.concurrent.CountDownLatch;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 
@@ -21,7 +22,7 @@ public final class KVServer {
      * @throws InterruptedException if the main thread is interrupted
      */
     public static void main(String[] args) throws InterruptedException {
-        ClusterSettings settings = ClusterSettings.from(System::getProperty);
+        ClusterSettings settings = ClusterSettings.from(KVStoreSettings.fromSystemProperties());
         HazelcastInstance hz = Hazelcast.newHazelcastInstance(ClusterNode.memberConfig(settings));
         Runtime.getRuntime().addShutdownHook(new Thread(hz::shutdown, "kvserver-shutdown"));
         new CountDownLatch(1).await();

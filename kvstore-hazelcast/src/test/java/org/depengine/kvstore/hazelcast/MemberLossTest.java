@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.KVRemoteException;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class MemberLossTest {
                 x.init("k" + k, new float[] {k, k}).join();
             }
             for (ShardedTable x : t) {
-                x.push("k" + k, 1, new float[] {1, 2}, new Sgd(1)).join();
+                x.push("k" + k, 1, new float[] {1, 2}, Updater.sgd(1)).join();
             }
         }
         t.get(0).push("k7", 2, new float[] {1, 1}, null).join();
@@ -58,7 +59,7 @@ class MemberLossTest {
             // Bounded well below the 20 s call timeout: the failure must come from the membership listener.
             ExecutionException e = assertThrows(ExecutionException.class, () -> p.get(10, TimeUnit.SECONDS));
             String m = e.getCause().getMessage();
-            assertTrue(e.getCause() instanceof KVRemoteException, m);
+            assertTrue(e.getCause() instanceof KVStoreException, m);
             assertTrue(m.contains("worker rank 2") && m.contains("left the cluster") && m.contains("key 'k7'")
                     && m.contains("round 2"), m);
         }

@@ -13,9 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
-import org.depengine.kvstore.hazelcast.cluster.KVRemoteException;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
-import org.depengine.kvstore.hazelcast.state.ServerUpdater;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class ShardedTableTest {
         String name = info.getTestMethod().orElseThrow().getName();
         return TestCluster.parallel(N, r -> {
             Map<String, String> p = new java.util.HashMap<>(extra);
-            p.put("depengine.kvstore.name", name);
+            p.put("storeName", name);
             ClusterSettings s = cluster.settings(r, p);
             return new ShardedTable(members.get(r), s, r, N, async);
         });
@@ -66,7 +66,7 @@ class ShardedTableTest {
         // In float, (1e8 + 1) - 1e8 = 0 but 1e8 + (1 - 1e8) = 1e8 - 1e8 + ... : only rank order gives 0 here.
         float[][] grads = {{1e8f, 1}, {1, 2}, {-1e8f, 3}};
         for (int r = N - 1; r >= 0; r--) { // arrive in reverse rank order
-            t.get(r).push("w", 1, grads[r], new Sgd(0.5f)).join();
+            t.get(r).push("w", 1, grads[r], Updater.sgd(0.5f)).join();
         }
         float sum0 = (1e8f + 1f) + -1e8f;
         float[] expected = {10 - 0.5f * sum0, 20 - 0.5f * 6};
@@ -94,12 +94,12 @@ class ShardedTableTest {
     void aRetriedOrLatePushChangesNothing(TestInfo info) {
         List<ShardedTable> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {100});
-        t.get(0).push("w", 1, new float[] {1}, new Sgd(1)).join();
-        t.get(0).push("w", 1, new float[] {1}, new Sgd(1)).join(); // retried: the same slot again
-        t.get(1).push("w", 1, new float[] {2}, new Sgd(1)).join();
-        t.get(2).push("w", 1, new float[] {4}, new Sgd(1)).join();
+        t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join();
+        t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join(); // retried: the same slot again
+        t.get(1).push("w", 1, new float[] {2}, Updater.sgd(1)).join();
+        t.get(2).push("w", 1, new float[] {4}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {93}, t.get(0).pull("w", 1).join());
-        t.get(2).push("w", 1, new float[] {4}, new Sgd(1)).join(); // round 1 is over: ignored
+        t.get(2).push("w", 1, new float[] {4}, Updater.sgd(1)).join(); // round 1 is over: ignored
         assertArrayEquals(new float[] {93}, t.get(1).pull("w", 1).join());
         t.forEach(ShardedTable::close);
     }
@@ -111,13 +111,13 @@ class ShardedTableTest {
         t.get(2).init("w", new float[2]).join();
         CompletableFuture<float[]> early1 = t.get(1).pull("w", 0);
         CompletableFuture<float[]> early2 = t.get(2).pull("w", 0);
-        t.get(1).push("w", 1, new float[] {1, 1}, new Sgd(1)).join();
-        t.get(2).push("w", 1, new float[] {1, 1}, new Sgd(1)).join();
+        t.get(1).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
+        t.get(2).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
         assertFalse(early1.isDone(), "a pull of round 0 must wait for rank 0's init, not read a default");
         t.get(0).init("w", new float[] {5, 6}).join();
         assertArrayEquals(new float[] {5, 6}, early1.join());
         assertArrayEquals(new float[] {5, 6}, early2.join());
-        t.get(0).push("w", 1, new float[] {1, 1}, new Sgd(1)).join();
+        t.get(0).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {2, 3}, t.get(0).pull("w", 1).join());
         t.get(0).init("w", new float[] {0, 0}).join(); // a second init never overwrites
         assertArrayEquals(new float[] {2, 3}, t.get(2).pull("w", 1).join());
@@ -126,7 +126,7 @@ class ShardedTableTest {
 
     @Test
     void aLongKeyIsSplitIntoChunksAndReassembled(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of("depengine.kvstore.chunkFloats", "4"));
+        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "4"));
         float[] init = new float[10];
         for (int i = 0; i < init.length; i++) {
             init[i] = i;
@@ -135,7 +135,7 @@ class ShardedTableTest {
         float[] g = new float[10];
         java.util.Arrays.fill(g, 1);
         for (ShardedTable x : t) {
-            x.push("big", 1, g, new Sgd(1)).join();
+            x.push("big", 1, g, Updater.sgd(1)).join();
         }
         float[] expected = new float[10];
         for (int i = 0; i < expected.length; i++) {
@@ -167,9 +167,9 @@ class ShardedTableTest {
     void asyncAppliesEachPushAsItArrives(TestInfo info) {
         List<ShardedTable> t = tables(info, true, Map.of());
         initAll(t, "w", new float[] {0});
-        t.get(1).push("w", 1, new float[] {2}, new Sgd(1)).join();
+        t.get(1).push("w", 1, new float[] {2}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {-2}, t.get(1).pull("w", 0).join());
-        t.get(2).push("w", 1, new float[] {3}, new Sgd(1)).join();
+        t.get(2).push("w", 1, new float[] {3}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {-5}, t.get(0).pull("w", 0).join());
         t.forEach(ShardedTable::close);
     }
@@ -187,7 +187,7 @@ class ShardedTableTest {
         assertTrue(local.getMessage().contains("it holds 3"), local.getMessage());
         CompletionException remote = assertThrows(CompletionException.class,
                 () -> t.get(1).push("w", 1, new float[4], null).join());
-        assertTrue(remote.getCause() instanceof KVRemoteException);
+        assertTrue(remote.getCause() instanceof KVStoreException);
         assertTrue(remote.getCause().getMessage().contains("shape mismatch on key 'w'")
                 && remote.getCause().getMessage().contains("rank 1"), remote.getCause().getMessage());
         t.forEach(ShardedTable::close);
@@ -195,10 +195,4 @@ class ShardedTableTest {
         assertTrue(closed.getCause().getMessage().contains("closed"), closed.getCause().getMessage());
     }
 
-    @Test
-    void theAssignUpdaterIsTheDefault() {
-        float[] stored = {1, 2};
-        ServerUpdater.ASSIGN.update("k", 0, new float[] {3, 4}, stored);
-        assertArrayEquals(new float[] {3, 4}, stored);
-    }
 }

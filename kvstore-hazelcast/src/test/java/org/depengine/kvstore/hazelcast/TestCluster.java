@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 
@@ -27,25 +28,33 @@ final class TestCluster {
         ports = freePorts(members);
     }
 
-    /** The {@code depengine.kvstore.*} properties of member {@code i}, with {@code extra} on top. */
+    /** The settings (short names) of member {@code i}, with {@code extra} on top. */
     Map<String, String> properties(int i, Map<String, String> extra) {
         Map<String, String> p = new HashMap<>();
         StringBuilder members = new StringBuilder();
         for (int port : ports) {
             members.append(members.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
         }
-        p.put("depengine.kvstore.members", members.toString());
-        p.put("depengine.kvstore.port", Integer.toString(ports.get(i)));
-        p.put("depengine.kvstore.portCount", "1");
-        p.put("depengine.kvstore.cluster", clusterName);
-        p.put("depengine.kvstore.timeoutMs", "20000");
+        p.put("members", members.toString());
+        p.put("port", Integer.toString(ports.get(i)));
+        p.put("portCount", "1");
+        p.put("clusterName", clusterName);
+        p.put("timeoutMs", "20000");
+        p.put("numWorkers", Integer.toString(ports.size()));
+        p.put("rank", Integer.toString(i));
         p.putAll(extra);
         return p;
     }
 
+    /** The store settings of member (and rank) {@code i}, short names as in {@link KVStoreSettings.Builder#set}. */
+    KVStoreSettings storeSettings(int i, Map<String, String> extra) {
+        KVStoreSettings.Builder b = KVStoreSettings.builder();
+        properties(i, extra).forEach(b::set);
+        return b.build();
+    }
+
     ClusterSettings settings(int i, Map<String, String> extra) {
-        Map<String, String> p = properties(i, extra);
-        return ClusterSettings.from(p::get);
+        return ClusterSettings.from(storeSettings(i, extra));
     }
 
     /** Starts members {@code 0..n-1} at the same time (joining takes seconds each). */

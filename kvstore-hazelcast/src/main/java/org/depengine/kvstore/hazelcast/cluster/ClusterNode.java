@@ -56,7 +56,7 @@ public final class ClusterNode {
         join.getTcpIpConfig().setEnabled(true).setMembers(s.members());
         // One backup: a lost member's keys live on in their backups. OBJECT: entry processors work on
         // the arrays in place instead of deserializing and re-serializing them on every push.
-        c.addMapConfig(new MapConfig(MAP_PREFIX + "*").setBackupCount(1).setAsyncBackupCount(0)
+        c.addMapConfig(new MapConfig(MAP_PREFIX + "*").setBackupCount(s.backups()).setAsyncBackupCount(0)
                 .setInMemoryFormat(InMemoryFormat.OBJECT));
         c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
         return c;

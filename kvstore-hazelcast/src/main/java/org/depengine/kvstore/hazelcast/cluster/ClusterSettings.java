@@ -1,96 +1,78 @@
 package org.depengine.kvstore.hazelcast.cluster;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.function.Function;
+import java.util.Set;
+import org.depengine.kvstore.KVStoreSettings;
 
 /**
- * How a worker reaches the cluster, read from {@code depengine.kvstore.*} settings.
+ * How a worker reaches the cluster: the {@link KVStoreSettings} a distributed store reads, plus its own
+ * extra settings ({@link #EXTRA_NAMES}).
  *
- * @param members the cluster's members, {@code host:port}, in the order given (fixed TCP member list)
+ * @param members the cluster's members, {@code host:port}, in the order given (a fixed TCP member list)
  * @param port the port this worker's embedded member listens on (tried upwards for {@code portCount} ports)
- * @param portCount how many ports from {@code port} a member may try
- * @param bindAddress the interface members bind to ({@code 127.0.0.1} when every member is on loopback)
+ * @param portCount how many ports from {@code port} a member may try ({@code depengine.kvstore.portCount}, default 20)
+ * @param bindAddress the interface members bind to ({@code depengine.kvstore.bind}; default {@code 127.0.0.1}
+ *     when every member is on loopback, else all interfaces)
  * @param clusterName the Hazelcast cluster name: clusters with different names never join each other
  * @param client true: this worker is a client of a separate cluster; false: an embedded member
- * @param storeName names this job's maps in the cluster, so that jobs sharing a cluster do not mix
- * @param timeout the longest a remote call or a pull waits before failing its op
+ * @param storeName names this job's maps in the cluster ({@code depengine.kvstore.storeName}, default
+ *     {@code default}), so that jobs sharing a cluster do not mix
+ * @param timeout the longest a remote call waits, and a pull waits without progress, before failing its op
+ * @param joinTimeout the longest opening a store waits for every worker to join
+ *     ({@code depengine.kvstore.joinTimeoutMs}, default 120000)
  * @param chunkFloats arrays longer than this are split into chunks that land on different members
- * @param heartbeatSeconds how often members heartbeat; a member silent for 5 of them is removed
+ * @param backups backup copies of every key (a member lost loses no key while {@code backups >= 1})
+ * @param heartbeatSeconds how often members heartbeat; one silent for 5 of them is removed
+ *     ({@code depengine.kvstore.heartbeatSeconds}, default 1)
  */
 public record ClusterSettings(List<String> members, int port, int portCount, String bindAddress, String clusterName,
-                              boolean client, String storeName, Duration timeout, int chunkFloats,
-                              int heartbeatSeconds) {
-    /** The property prefix. */
-    public static final String PREFIX = "depengine.kvstore.";
-    /** Default chunk bound: 1 M floats (4 MiB). */
-    public static final int DEFAULT_CHUNK_FLOATS = 1 << 20;
+                              boolean client, String storeName, Duration timeout, Duration joinTimeout, int chunkFloats,
+                              int backups, int heartbeatSeconds) {
+    /** The extra settings this module reads (short names, under {@code depengine.kvstore.}). */
+    public static final Set<String> EXTRA_NAMES = Set.of("portCount", "bind", "storeName", "joinTimeoutMs",
+            "heartbeatSeconds");
 
-    /** Checks the values. */
+    /** Copies the list. */
     public ClusterSettings {
         members = List.copyOf(members);
-        if (members.isEmpty()) {
-            throw new IllegalArgumentException(PREFIX + "members is empty: list the cluster's members as host:port,...");
-        }
-        if (port < 1 || port > 65535 || portCount < 1) {
-            throw new IllegalArgumentException(PREFIX + "port must be 1..65535 and portCount at least 1; got " + port
-                    + " and " + portCount);
-        }
-        if (chunkFloats < 1) {
-            throw new IllegalArgumentException(PREFIX + "chunkFloats must be at least 1; got " + chunkFloats);
-        }
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException(PREFIX + "timeoutMs must be positive; got " + timeout.toMillis());
-        }
     }
 
     /**
-     * Reads the settings through {@code lookup} (full property names, e.g. {@code depengine.kvstore.members};
-     * null where unset), with defaults for a single loopback member.
+     * The cluster settings of {@code s}; with no members given, this worker's own port on loopback.
      *
-     * @throws IllegalArgumentException naming the property whose value is malformed
+     * @throws IllegalArgumentException naming an extra setting whose value is malformed
      */
-    public static ClusterSettings from(Function<String, String> lookup) {
-        String memberList = value(lookup, "members", "127.0.0.1:5701");
-        List<String> members = new ArrayList<>();
-        for (String m : memberList.split(",")) {
-            if (!m.isBlank()) {
-                members.add(m.trim());
-            }
-        }
+    public static ClusterSettings from(KVStoreSettings s) {
+        List<String> members = s.members().isEmpty() ? List.of("127.0.0.1:" + s.port()) : s.members();
         boolean loopback = members.stream().allMatch(m -> m.startsWith("127.") || m.startsWith("localhost"));
-        String mode = value(lookup, "mode", "member").toLowerCase(Locale.ROOT);
-        if (!mode.equals("member") && !mode.equals("client")) {
-            throw new IllegalArgumentException(PREFIX + "mode is '" + mode + "': use member (embedded, the default) or client");
-        }
-        return new ClusterSettings(members,
-                intValue(lookup, "port", 5701),
-                intValue(lookup, "portCount", 20),
-                value(lookup, "bind", loopback ? "127.0.0.1" : null),
-                value(lookup, "cluster", "depengine"),
-                mode.equals("client"),
-                value(lookup, "name", "default"),
-                Duration.ofMillis(intValue(lookup, "timeoutMs", 60_000)),
-                intValue(lookup, "chunkFloats", DEFAULT_CHUNK_FLOATS),
-                intValue(lookup, "heartbeatSeconds", 1));
+        return new ClusterSettings(members, s.port(),
+                intExtra(s, "portCount", 20, 1, 1000),
+                s.get("bind").orElse(loopback ? "127.0.0.1" : null),
+                s.clusterName(),
+                s.mode() == KVStoreSettings.Mode.CLIENT,
+                s.get("storeName").orElse("default"),
+                Duration.ofMillis(s.timeoutMs()),
+                Duration.ofMillis(intExtra(s, "joinTimeoutMs", 120_000, 1, Integer.MAX_VALUE)),
+                s.splitFloats(),
+                s.backups(),
+                intExtra(s, "heartbeatSeconds", 1, 1, 60));
     }
 
-    private static String value(Function<String, String> lookup, String name, String dflt) {
-        String v = lookup.apply(PREFIX + name);
-        return v == null || v.isBlank() ? dflt : v.trim();
-    }
-
-    private static int intValue(Function<String, String> lookup, String name, int dflt) {
-        String v = value(lookup, name, null);
+    private static int intExtra(KVStoreSettings s, String name, int dflt, int min, int max) {
+        String v = s.get(name).orElse(null);
         if (v == null) {
             return dflt;
         }
         try {
-            return Integer.parseInt(v);
+            int x = Integer.parseInt(v.strip());
+            if (x < min || x > max) {
+                throw new NumberFormatException("out of range");
+            }
+            return x;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PREFIX + name + " is '" + v + "': expected an integer", e);
+            throw new IllegalArgumentException(KVStoreSettings.class.getSimpleName() + " '" + name + "' (property depengine.kvstore."
+                    + name + ") is '" + v + "': expected an integer in " + min + ".." + max, e);
         }
     }
 }

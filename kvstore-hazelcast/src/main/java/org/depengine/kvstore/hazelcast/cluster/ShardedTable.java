@@ -23,13 +23,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
 import org.depengine.kvstore.hazelcast.state.KeyOp;
 import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
+import org.depengine.kvstore.hazelcast.state.Rounds;
 import org.depengine.kvstore.hazelcast.state.Reply;
-import org.depengine.kvstore.hazelcast.state.ServerUpdater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +54,8 @@ import org.slf4j.LoggerFactory;
 public final class ShardedTable implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardedTable.class);
     private static final char CHUNK = '#';
+    /** The key barriers are rounds of: a name no user key can clash with (they are never empty strings with NUL). */
+    private static final String BARRIER = "\u0000barrier";
 
     private final HazelcastInstance hz;
     private final IMap<String, org.depengine.kvstore.hazelcast.state.KeyState> map;
@@ -61,7 +65,9 @@ public final class ShardedTable implements AutoCloseable {
     private final boolean async;
     private final int chunkFloats;
     private final Duration timeout;
+    private final Duration joinTimeout;
     private final ScheduledExecutorService timer;
+    private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
     private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
     private final Map<UUID, Integer> rankOfMember = new ConcurrentHashMap<>();
@@ -75,7 +81,7 @@ public final class ShardedTable implements AutoCloseable {
      * timeout) until every rank has joined.
      *
      * @throws IllegalArgumentException if the rank is out of range or taken by a live member
-     * @throws KVRemoteException if not every rank joined within the timeout
+     * @throws KVStoreException if not every rank joined within the timeout
      */
     public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async) {
         if (workers < 1 || rank < 0 || rank >= workers) {
@@ -88,6 +94,7 @@ public final class ShardedTable implements AutoCloseable {
         this.async = async;
         this.chunkFloats = settings.chunkFloats();
         this.timeout = settings.timeout();
+        this.joinTimeout = settings.joinTimeout();
         String name = ClusterNode.MAP_PREFIX + settings.storeName();
         map = hz.getMap(name);
         ranks = hz.getMap(name + ".ranks");
@@ -114,17 +121,18 @@ public final class ShardedTable implements AutoCloseable {
             allJoined.countDown();
         }
         try {
-            if (!allJoined.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!allJoined.await(settings.joinTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 close();
-                throw new KVRemoteException("rank " + rank + ": only ranks " + ranks.keySet() + " of " + workers
-                        + " workers joined table '" + settings.storeName() + "' within " + timeout.toMillis()
-                        + " ms; start the others with the same depengine.kvstore.members and cluster", null);
+                throw new KVStoreException(null, rank, "only ranks " + ranks.keySet() + " of " + workers
+                        + " workers joined table '" + settings.storeName() + "' within " + settings.joinTimeout().toMillis()
+                        + " ms; start the others with the same depengine.kvstore.members and clusterName", null);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
-            throw new KVRemoteException("rank " + rank + ": interrupted while waiting for the other workers", e);
+            throw new KVStoreException(null, rank, "interrupted while waiting for the other workers", e);
         }
+        init(BARRIER, new float[0]);
     }
 
     private void register(UUID me) {
@@ -158,25 +166,30 @@ public final class ShardedTable implements AutoCloseable {
     public CompletableFuture<Void> init(String key, float[] value) {
         Integer known = lengths.putIfAbsent(key, value.length);
         if (known != null && known != value.length) {
-            return CompletableFuture.failedFuture(new KVRemoteException("init of key '" + key + "' with " + value.length
-                    + " floats: it was initialised with " + known + " (rank " + rank + ")", null));
+            return CompletableFuture.failedFuture(new KVStoreException(key, rank, "init with " + value.length
+                    + " floats: it was initialised with " + known, null));
         }
         if (rank != 0) {
             return CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, value.length, (chunkKey, off, len) -> parts.add(call(chunkKey,
-                new InitOp(key, off, workers, async, slice(value, off, len)), "init of key '" + key + "'")));
+                new InitOp(key, off, workers, asyncFor(key), slice(value, off, len)), key, "init")));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
     /** Pushes this rank's {@code value} of {@code key} for round {@code round} (from 1), applied by {@code updater}. */
-    public CompletableFuture<Void> push(String key, long round, float[] value, ServerUpdater updater) {
+    public CompletableFuture<Void> push(String key, long round, float[] value, Updater updater) {
+        return push(key, round, value, updater, "round " + Rounds.text(round));
+    }
+
+    /** As {@link #push(String, long, float[], Updater)}, naming the round {@code label} in errors. */
+    public CompletableFuture<Void> push(String key, long round, float[] value, Updater updater, String label) {
         int len = requireLength(key, value.length, "push");
-        String what = "push of key '" + key + "' round " + round;
+        String what = "push " + label;
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> parts.add(call(chunkKey,
-                new PushOp(key, off, workers, async, rank, round, slice(value, off, n), updater), what)));
+                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what)));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
@@ -185,36 +198,72 @@ public final class ShardedTable implements AutoCloseable {
      * {@code dist_async}: pass 0 and get the latest value after the init).
      */
     public CompletableFuture<float[]> pull(String key, long round) {
+        return pull(key, round, "round " + Rounds.text(round));
+    }
+
+    /** As {@link #pull(String, long)}, naming the round {@code label} in errors. */
+    public CompletableFuture<float[]> pull(String key, long round, String label) {
+        return pull(key, round, label, timeout);
+    }
+
+    private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
         int len = requireLength(key, -1, "pull");
         float[] out = new float[len];
-        String what = "pull of key '" + key + "' round " + round;
+        String what = "pull " + label;
         String closed = closedBecause;
         if (closed != null) {
-            return CompletableFuture.failedFuture(failure(what, closed, null));
+            return CompletableFuture.failedFuture(failure(key, what, closed, null));
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> {
-            Waiter w = new Waiter(chunkKey, new ReadOp(key, off, workers, async, round), what);
+            Waiter w = new Waiter(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout);
             parts.add(w.future.thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
             w.start();
         });
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> out);
     }
 
-    /** Tells every key's owner that this rank has no more data: rounds complete without it from now on. */
+    /**
+     * Tells every key's owner that this rank has no more data in {@code period}: that period's rounds
+     * complete without it. (The barrier key is left out: barriers always wait for every rank.)
+     */
+    public CompletableFuture<Void> endOfData(int period) {
+        return onAllKeys(RankOp.endOfData(workers, async, rank, period), "end of data", false);
+    }
+
+    /** {@link #endOfData(int)} of period 0. */
     public CompletableFuture<Void> endOfData() {
-        return onAllKeys(RankOp.endOfData(workers, async, rank), "end of data");
+        return endOfData(0);
+    }
+
+    /**
+     * A rendezvous of every rank: completes once every rank has called it as many times. The caller
+     * bounds the wait; a lost rank fails it.
+     */
+    public synchronized CompletableFuture<Void> barrier() {
+        long round = ++barriers;
+        String label = "barrier " + round;
+        return push(BARRIER, round, new float[0], null, label).thenCompose(v -> pull(BARRIER, round, label, joinTimeout))
+                .thenApply(v -> null);
     }
 
     /** Runs {@code op} on every chunk this worker knows, one call per key (each retried by Hazelcast on the key's current owner). */
-    private CompletableFuture<Void> onAllKeys(KeyOp op, String what) {
+    private CompletableFuture<Void> onAllKeys(KeyOp op, String what, boolean withBarrier) {
         Set<String> keys = new HashSet<>();
         lengths.forEach((key, len) -> forEachChunk(key, len, (chunkKey, off, n) -> keys.add(chunkKey)));
+        if (!withBarrier) {
+            keys.remove(BARRIER);
+        }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         for (String k : keys) {
-            parts.add(call(k, op, what));
+            parts.add(call(k, op, null, what));
         }
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /** Barriers are sync rounds in either mode. */
+    private boolean asyncFor(String key) {
+        return async && !key.equals(BARRIER);
     }
 
     private int requireLength(String key, int length, String what) {
@@ -228,54 +277,63 @@ public final class ShardedTable implements AutoCloseable {
         return known;
     }
 
-    private CompletableFuture<Reply> call(String chunkKey, KeyOp op, String what) {
+    private CompletableFuture<Reply> call(String chunkKey, KeyOp op, String key, String what) {
         String closed = closedBecause;
         if (closed != null) {
-            return CompletableFuture.failedFuture(failure(what, closed, null));
+            return CompletableFuture.failedFuture(failure(key, what, closed, null));
         }
         CompletableFuture<Reply> f = new CompletableFuture<>();
         map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
             if (err != null) {
-                f.completeExceptionally(failure(what, err.toString(), err));
+                f.completeExceptionally(failure(key, what, err.toString(), err));
             } else if (reply.status() == Reply.Status.ERROR) {
-                f.completeExceptionally(failure(what, reply.message(), null));
+                f.completeExceptionally(failure(key, what, reply.message(), null));
             } else {
                 f.complete(reply);
             }
         });
-        ScheduledFuture<?> t = timer.schedule(() -> f.completeExceptionally(failure(what, "no answer from the key's owner within "
-                + timeout.toMillis() + " ms", null)), timeout.toMillis(), TimeUnit.MILLISECONDS);
-        f.whenComplete((r, e) -> t.cancel(false));
+        try {
+            ScheduledFuture<?> t = timer.schedule(() -> f.completeExceptionally(failure(key, what,
+                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+            f.whenComplete((r, e) -> t.cancel(false));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            f.completeExceptionally(failure(key, what, "the store is closing", null));
+        }
         return f;
     }
 
-    private KVRemoteException failure(String what, String cause, Throwable err) {
-        return new KVRemoteException(what + " by rank " + rank + " failed: " + cause, err);
+    private KVStoreException failure(String key, String what, String cause, Throwable err) {
+        return new KVStoreException(BARRIER.equals(key) ? null : key, rank, what + ": " + cause, err);
     }
 
     /** A read that waits for its round: re-issued on each entry event of its key until it is ready. */
     private final class Waiter {
         final String chunkKey;
         final ReadOp op;
+        final String key;
         final String what;
+        final Duration timeout;
         final CompletableFuture<float[]> future = new CompletableFuture<>();
         private boolean inFlight;
         private boolean dirty;
         private String lastWhy = "no answer yet";
+        private long deadline;
 
-        Waiter(String chunkKey, ReadOp op, String what) {
+        Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
             this.chunkKey = chunkKey;
             this.op = op;
+            this.key = key;
             this.what = what;
+            this.timeout = timeout;
         }
 
         void start() {
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
-            ScheduledFuture<?> t = timer.schedule(() -> fail("still waiting after " + timeout.toMillis() + " ms: "
-                    + lastWhy()), timeout.toMillis(), TimeUnit.MILLISECONDS);
+            touch();
+            scheduleTimeout(timeout.toMillis());
             future.whenComplete((v, e) -> {
-                t.cancel(false);
                 List<Waiter> list = waiters.get(chunkKey);
                 if (list != null) {
                     list.remove(this);
@@ -286,6 +344,33 @@ public final class ShardedTable implements AutoCloseable {
 
         synchronized String lastWhy() {
             return lastWhy;
+        }
+
+        /** A sign of progress on the key: the timeout counts from here. */
+        synchronized void touch() {
+            deadline = System.nanoTime() + timeout.toNanos();
+        }
+
+        private void scheduleTimeout(long delayMs) {
+            try {
+                timer.schedule(() -> {
+                    long left;
+                    synchronized (this) {
+                        left = deadline - System.nanoTime();
+                    }
+                    if (future.isDone()) {
+                        return;
+                    }
+                    if (left > 0) {
+                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                    } else {
+                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
+                                + lastWhy());
+                    }
+                }, delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail(closedBecause == null ? "the store is closing" : closedBecause);
+            }
         }
 
         void attempt() {
@@ -327,7 +412,7 @@ public final class ShardedTable implements AutoCloseable {
         }
 
         void fail(String cause) {
-            future.completeExceptionally(failure(what, cause, null));
+            future.completeExceptionally(failure(key, what, cause, null));
         }
     }
 
@@ -347,6 +432,7 @@ public final class ShardedTable implements AutoCloseable {
             List<Waiter> list = waiters.get(chunkKey);
             if (list != null) {
                 for (Waiter w : list) {
+                    w.touch();
                     w.attempt();
                 }
             }
@@ -372,7 +458,7 @@ public final class ShardedTable implements AutoCloseable {
             // Off Hazelcast's event thread: the calls below go to the keys' owners.
             timer.execute(() -> {
                 try {
-                    onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost)
+                    onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
                             .exceptionally(err -> {
                                 LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
                                 failAllWaiters(reason);

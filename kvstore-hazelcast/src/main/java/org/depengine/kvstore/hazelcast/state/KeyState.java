@@ -4,6 +4,8 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
+import java.nio.FloatBuffer;
+import org.depengine.kvstore.Updater;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -29,14 +31,15 @@ public final class KeyState implements IdentifiedDataSerializable {
     /** Completed rounds (sync) or applied pushes (async). */
     long round;
     int workers;
-    boolean[] ended;
+    /** Per rank: the last period it has no more data for (end of data, or a barrier), -1 for none. */
+    int[] endedPeriod;
     /** Pending rounds: round number → one slot per rank (null where the rank has not pushed yet). */
     final TreeMap<Long, float[][]> pending = new TreeMap<>();
     /** Why rounds after {@link #failedAfter} cannot complete (a worker was lost), or null. */
     String failure;
     long failedAfter;
     /** The updater of the latest push: it completes rounds that wait for the init. */
-    ServerUpdater updater;
+    Updater updater;
     /** dist_async: pushes are applied one by one; those that arrive before the init wait in {@link #pending}. */
     boolean async;
     /** A shape mismatch seen on a push that arrived before the init, reported to pulls. */
@@ -48,7 +51,8 @@ public final class KeyState implements IdentifiedDataSerializable {
 
     KeyState(int workers) {
         this.workers = workers;
-        this.ended = new boolean[workers];
+        this.endedPeriod = new int[workers];
+        java.util.Arrays.fill(endedPeriod, -1);
     }
 
     boolean initialised() {
@@ -59,7 +63,8 @@ public final class KeyState implements IdentifiedDataSerializable {
     void completeRounds() {
         while (initialised() && !pending.isEmpty()) {
             Map.Entry<Long, float[][]> first = pending.firstEntry();
-            if (!async && (first.getKey() != round + 1 || !complete(first.getValue()))) {
+            // Rounds reach the owner in order from each rank, so the first pending one is the next to complete.
+            if (!async && !complete(Rounds.period(first.getKey()), first.getValue())) {
                 return;
             }
             float[] merged = null;
@@ -77,16 +82,17 @@ public final class KeyState implements IdentifiedDataSerializable {
             }
             pending.pollFirstEntry();
             if (merged != null) {
-                (updater == null ? ServerUpdater.ASSIGN : updater).update(key, offset, merged, value);
+                // A chunk of a split key gets the updater on its own slice: updaters are element-wise.
+                (updater == null ? Updater.assign() : updater).update(key, FloatBuffer.wrap(merged), FloatBuffer.wrap(value));
             }
             round++;
         }
     }
 
-    private boolean complete(float[][] slots) {
+    private boolean complete(int period, float[][] slots) {
         boolean any = false;
         for (int r = 0; r < workers; r++) {
-            if (slots[r] == null && !ended[r]) {
+            if (slots[r] == null && endedPeriod[r] < period) {
                 return false;
             }
             any |= slots[r] != null;
@@ -94,12 +100,27 @@ public final class KeyState implements IdentifiedDataSerializable {
         return any;
     }
 
-    /** The ranks (not ended) whose slot for the next round is missing, for error messages. */
+    /** Whether every rank is done with {@code period} and no round of it (or before) is pending. */
+    boolean periodDone(int period) {
+        for (int e : endedPeriod) {
+            if (e < period) {
+                return false;
+            }
+        }
+        return pending.isEmpty() || Rounds.period(pending.firstKey()) > period;
+    }
+
+    /** The ranks (not ended) whose slot for the next pending round is missing, for error messages. */
     String missingRanks() {
-        float[][] slots = pending.get(round + 1);
+        if (pending.isEmpty()) {
+            return "all (no push of the next round has arrived)";
+        }
+        Map.Entry<Long, float[][]> next = pending.firstEntry();
+        float[][] slots = next.getValue();
+        int period = Rounds.period(next.getKey());
         StringBuilder sb = new StringBuilder();
         for (int r = 0; r < workers; r++) {
-            if (!ended[r] && (slots == null || slots[r] == null)) {
+            if (endedPeriod[r] < period && slots[r] == null) {
                 sb.append(sb.length() == 0 ? "" : ",").append(r);
             }
         }
@@ -125,7 +146,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeFloatArray(value);
         out.writeLong(round);
         out.writeInt(workers);
-        out.writeBooleanArray(ended);
+        out.writeIntArray(endedPeriod);
         out.writeInt(pending.size());
         for (Map.Entry<Long, float[][]> e : pending.entrySet()) {
             out.writeLong(e.getKey());
@@ -149,7 +170,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         value = in.readFloatArray();
         round = in.readLong();
         workers = in.readInt();
-        ended = in.readBooleanArray();
+        endedPeriod = in.readIntArray();
         int n = in.readInt();
         for (int i = 0; i < n; i++) {
             long r = in.readLong();

@@ -3,6 +3,7 @@ package org.depengine.kvstore.hazelcast.state;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
+import org.depengine.kvstore.Updater;
 
 /**
  * One rank's contribution to a key's chunk. {@code dist_sync}: it fills the rank's slot of round
@@ -14,15 +15,15 @@ public final class PushOp extends KeyOp {
     private int rank;
     private long round;
     private float[] value;
-    private ServerUpdater updater;
+    private Updater updater;
 
     /** For Hazelcast's factory. */
     public PushOp() {
     }
 
-    /** Rank {@code rank}'s push number {@code round} (from 1) of the chunk at {@code offset}. */
+    /** Rank {@code rank}'s push of round {@code round} ({@link Rounds}) of the chunk at {@code offset}; a null updater assigns. */
     public PushOp(String key, int offset, int workers, boolean async, int rank, long round, float[] value,
-                  ServerUpdater updater) {
+                  Updater updater) {
         super(key, offset, workers, async);
         this.rank = rank;
         this.round = round;
@@ -36,7 +37,7 @@ public final class PushOp extends KeyOp {
             return Reply.error("shape mismatch on key '" + key + "': it holds " + state.length + " floats, rank " + rank
                     + " pushed " + value.length);
         }
-        if (state.ended[rank]) {
+        if (!async && state.endedPeriod[rank] >= Rounds.period(round)) {
             return Reply.error("rank " + rank + " pushed key '" + key + "' after signalling its end of data");
         }
         if (state.failure != null && round > state.failedAfter) {

@@ -11,35 +11,43 @@ import java.io.IOException;
  */
 public final class RankOp extends KeyOp {
     private int rank;
+    private int period;
     private String lostReason;
 
     /** For Hazelcast's factory. */
     public RankOp() {
     }
 
-    private RankOp(int workers, boolean async, int rank, String lostReason) {
+    private RankOp(int workers, boolean async, int rank, int period, String lostReason) {
         super("", 0, workers, async);
         this.rank = rank;
+        this.period = period;
         this.lostReason = lostReason;
     }
 
-    /** Rank {@code rank} has no more data: the next rounds complete without it. */
-    public static RankOp endOfData(int workers, boolean async, int rank) {
-        return new RankOp(workers, async, rank, null);
+    /** Rank {@code rank} has no more data in {@code period}: its rounds complete without it. */
+    public static RankOp endOfData(int workers, boolean async, int rank, int period) {
+        return new RankOp(workers, async, rank, period, null);
     }
 
     /** Rank {@code rank} left the cluster: rounds it has not pushed fail, naming {@code reason}. */
     public static RankOp lost(int workers, boolean async, int rank, String reason) {
-        return new RankOp(workers, async, rank, reason);
+        return new RankOp(workers, async, rank, 0, reason);
     }
 
     @Override
     Reply apply(KeyState state) {
         if (lostReason == null) {
-            state.ended[rank] = true;
-        } else if (!state.ended[rank] && !state.async && state.failure == null) {
-            float[][] next = state.pending.get(state.round + 1);
-            state.failedAfter = state.round + (next != null && next[rank] != null ? 1 : 0);
+            state.endedPeriod[rank] = Math.max(state.endedPeriod[rank], period);
+        } else if (!state.async && state.failure == null) {
+            // Rounds the lost rank has contributed to may still complete; none after them can.
+            long last = state.round;
+            for (java.util.Map.Entry<Long, float[][]> e : state.pending.entrySet()) {
+                if (e.getValue()[rank] != null) {
+                    last = e.getKey();
+                }
+            }
+            state.failedAfter = last;
             state.failure = lostReason;
         }
         state.completeRounds();
@@ -55,6 +63,7 @@ public final class RankOp extends KeyOp {
     public void writeData(ObjectDataOutput out) throws IOException {
         super.writeData(out);
         out.writeInt(rank);
+        out.writeInt(period);
         out.writeString(lostReason);
     }
 
@@ -62,6 +71,7 @@ public final class RankOp extends KeyOp {
     public void readData(ObjectDataInput in) throws IOException {
         super.readData(in);
         rank = in.readInt();
+        period = in.readInt();
         lostReason = in.readString();
     }
 }

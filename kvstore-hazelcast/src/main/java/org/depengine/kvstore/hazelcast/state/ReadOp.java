@@ -27,7 +27,8 @@ public final class ReadOp extends KeyOp implements ReadOnly {
         if (state.error != null) {
             return Reply.error(state.error);
         }
-        if (state.initialised() && state.round >= round) {
+        if (state.initialised() && (async || state.round >= round
+                || Rounds.index(round) == 0 && state.periodDone(Rounds.period(round) - 1))) {
             return Reply.value(state.value.clone(), state.round);
         }
         if (state.failure != null && round > state.failedAfter) {
@@ -36,8 +37,8 @@ public final class ReadOp extends KeyOp implements ReadOnly {
         if (!state.initialised()) {
             return Reply.notReady("the init of key '" + key + "' (by rank 0) has not landed");
         }
-        return Reply.notReady("round " + round + " of key '" + key + "' is at " + state.round
-                + " completed rounds; ranks still to push: " + state.missingRanks());
+        return Reply.notReady("key '" + key + "' has completed round " + Rounds.text(state.round)
+                + "; ranks still to push the next: " + state.missingRanks());
     }
 
     @Override
