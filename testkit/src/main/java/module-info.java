@@ -4,6 +4,7 @@
  */
 module org.depengine.testkit {
     requires transitive org.depengine.api;
+    requires transitive org.depengine.kvstore; // KVStoreConformance
     requires transitive org.junit.jupiter.api;
     requires transitive org.junit.jupiter.params;
     requires java.management; // heap and live-object figures of the soak program

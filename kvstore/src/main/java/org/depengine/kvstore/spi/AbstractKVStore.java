@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -187,6 +188,13 @@ public abstract class AbstractKVStore implements KVStore {
         return keys.get(name);
     }
 
+    /** Every registered key, as a snapshot in name order. */
+    protected final List<Key> allKeys() {
+        List<Key> out = new ArrayList<>(keys.values());
+        out.sort(Comparator.comparing(Key::name));
+        return out;
+    }
+
     /**
      * Applies {@link #updater()} (or assignment when none is set) to {@code stored} from {@code merged}:
      * what a store does with a round's sum.
@@ -268,6 +276,16 @@ public abstract class AbstractKVStore implements KVStore {
         /** The number of pushes this worker made to this key: the round of the last one. */
         public synchronized long rounds() {
             return pushes;
+        }
+
+        /**
+         * Moves this worker's round counter of the key forward to {@code round} (no-op if already
+         * there): for an implementation that realigns rounds after some workers skipped some (uneven
+         * batch counts, {@link KVStore#endOfData()}), typically in {@link AbstractKVStore#doBarrier()}.
+         * The next push gets {@code round + 1}.
+         */
+        public synchronized void advanceRoundsTo(long round) {
+            pushes = Math.max(pushes, round);
         }
 
         synchronized long nextRound() {

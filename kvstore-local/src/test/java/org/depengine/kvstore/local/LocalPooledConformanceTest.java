@@ -1,0 +1,25 @@
+package org.depengine.kvstore.local;
+
+import java.util.List;
+import java.util.Map;
+import org.depengine.api.Engine;
+import org.depengine.kvstore.KVStore;
+import org.depengine.testkit.KVStoreConformance;
+
+/** The shared {@link KVStoreConformance} suite: the {@code local} store on the pooled engine. */
+class LocalPooledConformanceTest extends KVStoreConformance {
+    @Override
+    protected String engineName() {
+        return "pooled";
+    }
+
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("depengine.pooled.workers", "2");
+    }
+
+    @Override
+    protected List<KVStore> openStores(List<Engine> engines) {
+        return List.of(KVStore.open(engines.get(0), "local"));
+    }
+}

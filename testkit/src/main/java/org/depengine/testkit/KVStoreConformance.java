@@ -1,0 +1,828 @@
+package org.depengine.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.EngineException;
+import org.depengine.api.FnProperty;
+import org.depengine.api.VarHandle;
+import org.depengine.api.device.DeviceArray;
+import org.depengine.api.device.DeviceBuffer;
+import org.depengine.api.device.Devices;
+import org.depengine.api.device.primitive.Memcpy;
+import org.depengine.api.listen.OpInfo;
+import org.depengine.api.listen.OpListener;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance suite every {@link KVStore} implementation passes. A store module extends it in a
+ * few lines: the engine to run on ({@link #engineName()}, {@link #settings()}) and how to open stores
+ * ({@link #openStores}). Cases that need several workers run when {@link #maxWorkers()} allows, and
+ * say so with an assumption otherwise.
+ *
+ * <p>Values are whole numbers below 2^20, so every sum is exact whatever the order: results are
+ * compared with a serial oracle for equality.
+ */
+public abstract class KVStoreConformance extends EngineTestBase {
+
+    /** The stores opened by the test, closed after it. */
+    private final List<KVStore> opened = new ArrayList<>();
+    /** The extra engines of multi-worker cases, closed after the stores. */
+    private final List<Engine> extraEngines = new ArrayList<>();
+    private final List<DeviceBuffer> buffers = new ArrayList<>();
+
+    /**
+     * Opens one store per engine, all of one store (one cluster): worker {@code i} has rank {@code i},
+     * pushes its ops to {@code engines.get(i)}, and the store counts {@code engines.size()} workers. An
+     * implementation whose stores must start together (a cluster forming) opens them concurrently.
+     *
+     * @param engines one per worker, at least one, at most {@link #maxWorkers()}
+     */
+    protected abstract List<KVStore> openStores(List<Engine> engines);
+
+    /** The most workers the store supports in one test; 1 for {@code local}. */
+    protected int maxWorkers() {
+        return 1;
+    }
+
+    /**
+     * Whether a pull after a push of every worker sees the whole round ({@code local} and
+     * {@code dist_sync}: yes; {@code dist_async}: no, only this worker's pushes are sure to be in).
+     */
+    protected boolean synchronousRounds() {
+        return true;
+    }
+
+    /**
+     * Whether the engine under test runs ready {@link FnProperty#CPU_PRIORITIZED} ops by priority on a
+     * single worker, as {@link #settings()} must then configure ({@code perdevice} with
+     * {@code depengine.cpu.priorityWorkers=1}); {@code naive} and {@code pooled} ignore priorities.
+     */
+    protected boolean ordersByPriority() {
+        return "perdevice".equals(engineName());
+    }
+
+    /** The devices values and outs are spread over; the default is {@code cpu:0} and {@code cpu:1}. */
+    protected List<Context> devices() {
+        return List.of(Context.cpu(0), Context.cpu(1));
+    }
+
+    /** One store on the test's engine. */
+    protected final KVStore openOne() {
+        List<KVStore> stores = openStores(List.of(engine));
+        opened.addAll(stores);
+        assertEquals(1, stores.size(), "openStores(1 engine) must return one store");
+        return stores.get(0);
+    }
+
+    /** {@code workers} stores of one cluster, worker 0 on the test's engine, the others on engines of their own. */
+    protected final List<KVStore> openWorkers(int workers) {
+        List<Engine> engines = new ArrayList<>();
+        engines.add(engine);
+        for (int i = 1; i < workers; i++) {
+            Engine e = newEngine();
+            extraEngines.add(e);
+            engines.add(e);
+        }
+        List<KVStore> stores = openStores(engines);
+        opened.addAll(stores);
+        assertEquals(workers, stores.size(), "openStores must return one store per engine");
+        for (int i = 0; i < workers; i++) {
+            assertEquals(i, stores.get(i).rank(), "rank of store " + i);
+            assertEquals(workers, stores.get(i).numWorkers(), "numWorkers of store " + i);
+            assertSame(engines.get(i), stores.get(i).engine(), "engine of store " + i);
+        }
+        return stores;
+    }
+
+    @AfterEach
+    void closeStores() {
+        for (KVStore s : opened) {
+            s.close();
+        }
+        opened.clear();
+        for (Engine e : extraEngines) {
+            e.close();
+        }
+        extraEngines.clear();
+        for (DeviceBuffer b : buffers) {
+            b.close();
+        }
+        buffers.clear();
+    }
+
+    // ------------------------------------------------------------------ arrays
+
+    /** A new array of {@code n} floats on {@code ctx}, guarded by a new variable of {@code e}. */
+    protected final DeviceArray array(Engine e, Context ctx, int n, String name) {
+        DeviceBuffer b = Devices.device(ctx).allocate(4L * n);
+        buffers.add(b);
+        return new DeviceArray(b, e.newVariable(name + "@" + ctx));
+    }
+
+    /** Pushes an op that writes {@code data} into {@code a} (a copy of {@code data} is taken now). */
+    protected static void write(Engine e, DeviceArray a, float[] data) {
+        ByteBuffer host = ByteBuffer.allocateDirect(4 * data.length).order(ByteOrder.nativeOrder());
+        host.asFloatBuffer().put(data);
+        Memcpy memcpy = a.device().requirePrimitive(Memcpy.class);
+        e.pushSync(rc -> memcpy.hostToDevice(rc.stream(), host.duplicate(), a.buffer(), a.offsetBytes()), a.context(),
+                List.of(), List.of(a.var()), FnProperty.COPY_TO_DEVICE, 0, "test: write " + a);
+    }
+
+    /** Reads {@code a} later: an op that reads its variable copies it out; {@link Read#get()} after a wait. */
+    protected static Read readLater(Engine e, DeviceArray a) {
+        ByteBuffer host = ByteBuffer.allocateDirect((int) a.byteLength()).order(ByteOrder.nativeOrder());
+        VarHandle done = e.newVariable("test: read of " + a);
+        Memcpy memcpy = a.device().requirePrimitive(Memcpy.class);
+        e.pushSync(rc -> memcpy.deviceToHost(rc.stream(), a.buffer(), a.offsetBytes(), host.duplicate()), a.context(),
+                List.of(a.var()), List.of(done), FnProperty.COPY_FROM_DEVICE, 0, "test: read " + a);
+        return new Read(e, done, host);
+    }
+
+    /** Waits for {@code a}'s pending writes and returns its floats. */
+    protected static float[] read(Engine e, DeviceArray a) {
+        return readLater(e, a).get();
+    }
+
+    /** A pending read of an array. */
+    protected static final class Read {
+        private final Engine engine;
+        private final VarHandle done;
+        private final ByteBuffer host;
+
+        Read(Engine engine, VarHandle done, ByteBuffer host) {
+            this.engine = engine;
+            this.done = done;
+            this.host = host;
+        }
+
+        /** Waits (bounded) for the read and returns the floats. */
+        public float[] get() {
+            engine.waitForVar(done, BOUND);
+            FloatBuffer f = host.duplicate().order(host.order()).asFloatBuffer();
+            float[] out = new float[f.remaining()];
+            f.get(out);
+            return out;
+        }
+    }
+
+    private static float[] ramp(int n, float start) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = start + i;
+        }
+        return a;
+    }
+
+    private static float[] randomInts(Random rnd, int n) {
+        float[] a = new float[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = rnd.nextInt(2001) - 1000;
+        }
+        return a;
+    }
+
+    /** Initialises {@code key} on {@code store} with {@code data}, through an array on {@code ctx}. */
+    private void init(KVStore store, String key, Context ctx, float[] data) {
+        DeviceArray a = array(store.engine(), ctx, data.length, key + ".init");
+        write(store.engine(), a, data);
+        store.init(key, a);
+    }
+
+    // ------------------------------------------------------------------ round trips
+
+    @Test
+    void initThenPullGivesTheInitValueAndPushThenPullGivesThePushedValue() {
+        KVStore store = openOne();
+        assertEquals(0, store.rank());
+        assertEquals(1, store.numWorkers());
+        init(store, "w", devices().get(0), ramp(10, 1));
+        DeviceArray out = array(engine, devices().get(0), 10, "out");
+        store.pull("w", out);
+        assertArrayEquals(ramp(10, 1), read(engine, out), "pull after init");
+
+        DeviceArray g = array(engine, devices().get(0), 10, "g");
+        write(engine, g, ramp(10, 100));
+        store.push("w", g);
+        store.pull("w", out);
+        assertArrayEquals(ramp(10, 100), read(engine, out), "with no updater the stored value becomes the push");
+        assertEquals(Set.of("w"), store.keys());
+        assertEquals(10, store.length("w"));
+    }
+
+    @Test
+    void severalKeysOfDifferentLengthsPullIntoEveryDevicesArrays() {
+        KVStore store = openOne();
+        int[] lengths = {1, 7, 300, 4096};
+        for (int i = 0; i < lengths.length; i++) {
+            init(store, "layer" + i, devices().get(i % devices().size()), ramp(lengths[i], 10 * i));
+        }
+        List<Read> reads = new ArrayList<>();
+        for (int i = 0; i < lengths.length; i++) {
+            List<DeviceArray> outs = new ArrayList<>();
+            for (Context c : devices()) {
+                outs.add(array(engine, c, lengths[i], "layer" + i + ".out"));
+            }
+            store.pull("layer" + i, outs, -i);
+            for (DeviceArray o : outs) {
+                reads.add(readLater(engine, o));
+            }
+        }
+        int r = 0;
+        for (int i = 0; i < lengths.length; i++) {
+            for (int d = 0; d < devices().size(); d++) {
+                assertArrayEquals(ramp(lengths[i], 10 * i), reads.get(r++).get(), "layer" + i + " on " + devices().get(d));
+            }
+        }
+    }
+
+    @Test
+    void arraysAtAnOffsetInALargerBufferArePushedAndPulled() {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        DeviceBuffer big = Devices.device(c).allocate(4L * 30);
+        buffers.add(big);
+        VarHandle bigVar = engine.newVariable("big");
+        DeviceArray whole = new DeviceArray(big, bigVar);
+        write(engine, whole, ramp(30, 0));
+        DeviceArray middle = new DeviceArray(big, bigVar, 10, 10);
+        store.init("mid", middle);
+        DeviceArray out = array(engine, c, 10, "out");
+        store.pull("mid", out);
+        assertArrayEquals(ramp(10, 10), read(engine, out));
+        DeviceArray tail = new DeviceArray(big, bigVar, 20, 10);
+        store.pull("mid", tail);
+        float[] expected = ramp(30, 0);
+        System.arraycopy(ramp(10, 10), 0, expected, 20, 10);
+        assertArrayEquals(expected, read(engine, whole), "only floats 20..29 were written");
+    }
+
+    @Test
+    void valuesOfSeveralDevicesAreSummedInOnePush() {
+        KVStore store = openOne();
+        int n = 33;
+        init(store, "k", devices().get(0), new float[n]);
+        List<DeviceArray> values = new ArrayList<>();
+        float[] expected = new float[n];
+        for (int d = 0; d < devices().size(); d++) {
+            DeviceArray v = array(engine, devices().get(d), n, "v" + d);
+            float[] data = ramp(n, 1000 * (d + 1));
+            write(engine, v, data);
+            for (int i = 0; i < n; i++) {
+                expected[i] += data[i];
+            }
+            values.add(v);
+        }
+        DeviceArray same = values.get(0); // one array twice counts twice
+        values.add(same);
+        for (int i = 0; i < n; i++) {
+            expected[i] += 1000 + i;
+        }
+        List<DeviceArray> outs = new ArrayList<>();
+        for (Context c : devices()) {
+            outs.add(array(engine, c, n, "out"));
+        }
+        store.push("k", values, 0);
+        store.pull("k", outs, 0);
+        for (DeviceArray o : outs) {
+            assertArrayEquals(expected, read(engine, o), "sum pulled into " + o);
+        }
+    }
+
+    @Test
+    void pushPullInPlaceReplacesTheValuesWithTheResult() {
+        KVStore store = openOne();
+        store.setUpdater(Updater.sum());
+        init(store, "k", devices().get(0), ramp(5, 1));
+        List<DeviceArray> grads = new ArrayList<>();
+        for (Context c : devices()) {
+            DeviceArray g = array(engine, c, 5, "g");
+            write(engine, g, ramp(5, 10));
+            grads.add(g);
+        }
+        store.pushPull("k", grads, grads, 0);
+        float[] expected = new float[5];
+        for (int i = 0; i < 5; i++) {
+            expected[i] = (1 + i) + devices().size() * (10 + i);
+        }
+        for (DeviceArray g : grads) {
+            assertArrayEquals(expected, read(engine, g), "pushPull in place on " + g);
+        }
+    }
+
+    @Test
+    void anArrayPushedAndOverwrittenAtOnceIsPushedWithItsValueAtThePush() {
+        KVStore store = openOne();
+        store.setUpdater(Updater.sum());
+        init(store, "k", devices().get(0), new float[4]);
+        DeviceArray v = array(engine, devices().get(0), 4, "v");
+        for (int r = 1; r <= 20; r++) {
+            write(engine, v, new float[] {r, r, r, r});
+            store.push("k", v); // no wait: the next write must run after this push read v
+        }
+        DeviceArray out = array(engine, devices().get(0), 4, "out");
+        store.pull("k", out);
+        assertArrayEquals(new float[] {210, 210, 210, 210}, read(engine, out), "Σ 1..20 from pushes made without waits");
+    }
+
+    // ------------------------------------------------------------------ updater
+
+    @Test
+    void theUpdaterRunsOnEveryPushWithTheSumAndTheStoredValue() {
+        KVStore store = openOne();
+        store.setUpdater(Updater.sgd(0.5f));
+        init(store, "w", devices().get(0), new float[] {10, 20, 30});
+        List<DeviceArray> grads = new ArrayList<>();
+        for (Context c : devices()) {
+            DeviceArray g = array(engine, c, 3, "g");
+            write(engine, g, new float[] {1, 2, 4});
+            grads.add(g);
+        }
+        for (int step = 0; step < 3; step++) {
+            store.push("w", grads, 0);
+        }
+        DeviceArray out = array(engine, devices().get(0), 3, "out");
+        store.pull("w", out);
+        float k = 3 * 0.5f * devices().size();
+        assertArrayEquals(new float[] {10 - k, 20 - 2 * k, 30 - 4 * k}, read(engine, out), "w -= lr · Σ grads, 3 steps");
+    }
+
+    @Test
+    void aCustomUpdaterSeesTheKeyTheMergedSumAndTheStoredValue() {
+        KVStore store = openOne();
+        store.setUpdater(new ScaledSum(2));
+        init(store, "a", devices().get(0), new float[] {1, 1});
+        init(store, "b", devices().get(0), new float[] {5, 5});
+        DeviceArray v = array(engine, devices().get(0), 2, "v");
+        write(engine, v, new float[] {3, 4});
+        store.push("a", v);
+        store.push("b", v);
+        DeviceArray out = array(engine, devices().get(0), 2, "out");
+        store.pull("a", out);
+        assertArrayEquals(new float[] {1 + 6, 1 + 8}, read(engine, out));
+        store.pull("b", out);
+        assertArrayEquals(new float[] {5 + 6 + 100, 5 + 8 + 100}, read(engine, out), "the updater saw key 'b'");
+    }
+
+    /** {@code stored += factor · merged}, plus 100 on key "b": a serializable updater with state. */
+    static final class ScaledSum implements Updater {
+        private static final long serialVersionUID = 1L;
+        private final float factor;
+
+        ScaledSum(float factor) {
+            this.factor = factor;
+        }
+
+        @Override
+        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
+            for (int i = 0; i < stored.limit(); i++) {
+                stored.put(i, stored.get(i) + factor * merged.get(i) + ("b".equals(key) ? 100 : 0));
+            }
+        }
+    }
+
+    /** Fails on every call: a store's own failure. */
+    static final class FailingUpdater implements Updater {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
+            throw new IllegalStateException("updater failure for the test");
+        }
+    }
+
+    // ------------------------------------------------------------------ ordering
+
+    /**
+     * Random interleavings of writes of pushed arrays, pushes, pulls, pushPulls and reads of the pulled
+     * arrays by later ops, with no waits in between, against a serial oracle of the same calls.
+     */
+    @Test
+    void pushesPullsAndReadsEqualASerialRunInCallOrder() {
+        for (long seed : new long[] {1, 2, 3}) {
+            runRandomized(seed, 300);
+        }
+    }
+
+    private void runRandomized(long seed, int steps) {
+        KVStore store = openOne();
+        store.setUpdater(Updater.sum()); // the stored value accumulates: any reordering shows
+        Random rnd = new Random(seed);
+        int[] lengths = {3, 17, 64};
+        int keys = lengths.length;
+        int devs = devices().size();
+        DeviceArray[][] values = new DeviceArray[keys][devs];
+        DeviceArray[][] outs = new DeviceArray[keys][devs];
+        float[][][] valueData = new float[keys][devs][];
+        float[][][] outData = new float[keys][devs][];
+        float[][] stored = new float[keys][];
+        for (int k = 0; k < keys; k++) {
+            stored[k] = randomInts(rnd, lengths[k]);
+            init(store, "r" + seed + "k" + k, devices().get(k % devs), stored[k]);
+            for (int d = 0; d < devs; d++) {
+                values[k][d] = array(engine, devices().get(d), lengths[k], "value" + k);
+                valueData[k][d] = randomInts(rnd, lengths[k]);
+                write(engine, values[k][d], valueData[k][d]);
+                outs[k][d] = array(engine, devices().get(d), lengths[k], "out" + k);
+                outData[k][d] = new float[lengths[k]];
+                write(engine, outs[k][d], outData[k][d]);
+            }
+        }
+        List<Read> reads = new ArrayList<>();
+        List<float[]> expected = new ArrayList<>();
+        List<String> what = new ArrayList<>();
+        for (int step = 0; step < steps; step++) {
+            int k = rnd.nextInt(keys);
+            int d = rnd.nextInt(devs);
+            String key = "r" + seed + "k" + k;
+            List<Integer> subset = subset(rnd, devs);
+            switch (rnd.nextInt(5)) {
+                case 0 -> {
+                    valueData[k][d] = randomInts(rnd, lengths[k]);
+                    write(engine, values[k][d], valueData[k][d]);
+                }
+                case 1 -> {
+                    List<DeviceArray> vs = new ArrayList<>();
+                    for (int s : subset) {
+                        vs.add(values[k][s]);
+                        add(stored[k], valueData[k][s]);
+                    }
+                    store.push(key, vs, rnd.nextInt(5) - 2);
+                }
+                case 2 -> {
+                    List<DeviceArray> os = new ArrayList<>();
+                    for (int s : subset) {
+                        os.add(outs[k][s]);
+                        outData[k][s] = stored[k].clone();
+                    }
+                    store.pull(key, os, rnd.nextInt(5) - 2);
+                }
+                case 3 -> {
+                    List<DeviceArray> vs = new ArrayList<>();
+                    for (int s : subset) {
+                        vs.add(values[k][s]);
+                        add(stored[k], valueData[k][s]);
+                    }
+                    List<DeviceArray> os = new ArrayList<>();
+                    for (int s : subset(rnd, devs)) {
+                        os.add(outs[k][s]);
+                        outData[k][s] = stored[k].clone();
+                    }
+                    store.pushPull(key, vs, os, 0);
+                }
+                default -> {
+                    reads.add(readLater(engine, outs[k][d]));
+                    expected.add(outData[k][d].clone());
+                    what.add("seed " + seed + " step " + step + ": read of out " + k + " on " + devices().get(d));
+                }
+            }
+        }
+        for (int i = 0; i < reads.size(); i++) {
+            assertArrayEquals(expected.get(i), reads.get(i).get(), what.get(i));
+        }
+        for (int k = 0; k < keys; k++) {
+            DeviceArray last = array(engine, devices().get(0), lengths[k], "final" + k);
+            store.pull("r" + seed + "k" + k, last);
+            assertArrayEquals(stored[k], read(engine, last), "seed " + seed + ": final value of key " + k);
+        }
+    }
+
+    private static List<Integer> subset(Random rnd, int n) {
+        List<Integer> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            all.add(i);
+        }
+        Collections.shuffle(all, rnd);
+        return all.subList(0, 1 + rnd.nextInt(n));
+    }
+
+    private static void add(float[] acc, float[] x) {
+        for (int i = 0; i < acc.length; i++) {
+            acc[i] += x[i];
+        }
+    }
+
+    // ------------------------------------------------------------------ priorities
+
+    /**
+     * Pulls of several keys queued behind a busy single priority worker come back highest priority
+     * first. Deterministic: the pulls' copies are all ready before the worker is freed.
+     */
+    @Test
+    void pullsQueuedTogetherRunHighestPriorityFirst() throws Exception {
+        assumeTrue(ordersByPriority(), "engine '" + engineName() + "' does not order ready ops by priority on a single "
+                + "worker (only perdevice with depengine.cpu.priorityWorkers=1 does)");
+        KVStore store = openOne();
+        int[] priorities = {3, -1, 7, 0, 5, -4};
+        List<DeviceArray> outs = new ArrayList<>();
+        for (int i = 0; i < priorities.length; i++) {
+            init(store, "p" + i, Context.cpu(), new float[] {i});
+            outs.add(array(engine, Context.cpu(), 1, "out" + i));
+        }
+        engine.waitForAll(BOUND);
+        List<VarHandle> outVars = new ArrayList<>();
+        for (DeviceArray o : outs) {
+            outVars.add(o.var());
+        }
+        List<Integer> startOrder = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger ready = new AtomicInteger();
+        OpListener listener = new OpListener() {
+            @Override
+            public void ready(OpInfo op, long nanoTime) {
+                if (writesAnOut(op)) {
+                    ready.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void started(OpInfo op, long nanoTime) {
+                if (writesAnOut(op)) {
+                    startOrder.add(op.priority());
+                }
+            }
+
+            private boolean writesAnOut(OpInfo op) {
+                for (VarHandle v : op.writes()) {
+                    if (outVars.contains(v)) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+        };
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        engine.pushSync(rc -> {
+            started.countDown();
+            assertTrue(release.await(BOUND.toMillis(), TimeUnit.MILLISECONDS), "blocker never released");
+        }, Context.cpu(), List.of(), List.of(engine.newVariable("blocker")), FnProperty.CPU_PRIORITIZED, Integer.MAX_VALUE,
+                "test: occupy the priority worker");
+        assertTrue(started.await(BOUND.toMillis(), TimeUnit.MILLISECONDS), "the blocker did not start");
+        engine.addListener(listener);
+        try {
+            for (int i = 0; i < priorities.length; i++) {
+                store.pull("p" + i, outs.get(i), priorities[i]);
+            }
+            long deadline = System.nanoTime() + BOUND.toNanos();
+            while (ready.get() < priorities.length) {
+                assertTrue(System.nanoTime() < deadline, "the pulls' copies never became ready: " + ready.get());
+                Thread.onSpinWait();
+            }
+            release.countDown();
+            engine.waitForAll(BOUND);
+        } finally {
+            release.countDown();
+            engine.removeListener(listener);
+        }
+        assertEquals(List.of(7, 5, 3, 0, -1, -4), startOrder, "pulls ran out of priority order");
+        for (int i = 0; i < priorities.length; i++) {
+            assertArrayEquals(new float[] {i}, read(engine, outs.get(i)));
+        }
+    }
+
+    // ------------------------------------------------------------------ bad input
+
+    @Test
+    void badInputIsRefusedAtTheCallWithAClearMessage() {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        init(store, "w", c, new float[4]);
+        DeviceArray four = array(engine, c, 4, "four");
+        DeviceArray three = array(engine, c, 3, "three");
+
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> store.push("nope", four));
+        assertContains(unknown, "nope", "init");
+        unknown = assertThrows(IllegalArgumentException.class, () -> store.pull("nope", four));
+        assertContains(unknown, "nope");
+        assertThrows(IllegalArgumentException.class, () -> store.length("nope"));
+
+        IllegalArgumentException shape = assertThrows(IllegalArgumentException.class, () -> store.push("w", four, three));
+        assertContains(shape, "'w'", "3", "4");
+        shape = assertThrows(IllegalArgumentException.class, () -> store.pull("w", three));
+        assertContains(shape, "'w'", "3", "4");
+        shape = assertThrows(IllegalArgumentException.class,
+                () -> store.pushPull("w", List.of(four), List.of(three), 0));
+        assertContains(shape, "'w'", "3");
+
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class, () -> store.init("w", four));
+        assertContains(twice, "'w'", "already");
+        assertThrows(IllegalArgumentException.class, () -> store.init("", four));
+        IllegalArgumentException empty = assertThrows(IllegalArgumentException.class, () -> store.push("w", List.of(), 0));
+        assertContains(empty, "empty");
+        assertThrows(IllegalArgumentException.class, () -> store.pull("w", List.of(), 0));
+
+        assertThrows(NullPointerException.class, () -> store.push(null, four));
+        assertThrows(NullPointerException.class, () -> store.push("w", (List<DeviceArray>) null, 0));
+        assertThrows(NullPointerException.class, () -> store.push("w", (DeviceArray) null, 0));
+        List<DeviceArray> withNull = new ArrayList<>();
+        withNull.add(four);
+        withNull.add(null);
+        NullPointerException npe = assertThrows(NullPointerException.class, () -> store.pull("w", withNull, 0));
+        assertContains(npe, "[1]");
+        assertThrows(NullPointerException.class, () -> store.init("x", null));
+        assertThrows(NullPointerException.class, () -> store.init(null, four));
+        assertThrows(NullPointerException.class, () -> store.setUpdater(null));
+
+        assertEquals(Set.of("w"), store.keys(), "refused calls registered nothing");
+
+        store.push("w", four);
+        IllegalStateException late = assertThrows(IllegalStateException.class, () -> store.setUpdater(Updater.sum()));
+        assertContains(late, "push");
+    }
+
+    @Test
+    void afterEndOfDataPushesAreRefusedUntilTheNextBarrierAndPullsStillWork() {
+        KVStore store = openOne();
+        init(store, "w", devices().get(0), new float[] {1, 2});
+        DeviceArray v = array(engine, devices().get(0), 2, "v");
+        write(engine, v, new float[] {5, 6});
+        store.endOfData();
+        store.endOfData(); // idempotent
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> store.push("w", v));
+        assertContains(refused, "endOfData", "barrier");
+        assertThrows(IllegalStateException.class, () -> store.pushPull("w", List.of(v), List.of(v), 0));
+        DeviceArray out = array(engine, devices().get(0), 2, "out");
+        store.pull("w", out);
+        assertArrayEquals(new float[] {1, 2}, read(engine, out));
+        store.barrier();
+        store.push("w", v);
+        store.pull("w", out);
+        assertArrayEquals(new float[] {5, 6}, read(engine, out));
+    }
+
+    // ------------------------------------------------------------------ failures
+
+    @Test
+    void aFailedProducerOfAPushedValueFailsThePulledArrayWithTheOriginalCause() {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        init(store, "w", c, new float[] {1, 2, 3});
+        DeviceArray g = array(engine, c, 3, "g");
+        RuntimeException boom = new RuntimeException("gradient op failed for the test");
+        engine.pushSync(rc -> {
+            throw boom;
+        }, c, List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
+        store.push("w", g);
+        DeviceArray out = array(engine, c, 3, "out");
+        store.pull("w", out);
+        EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out.var(), BOUND));
+        assertSame(boom, e.getCause(), "the pulled array carries the producer's failure");
+
+        // reported once, then cleared: the key works again
+        write(engine, g, new float[] {7, 8, 9});
+        store.push("w", g);
+        store.pull("w", out);
+        assertArrayEquals(new float[] {7, 8, 9}, read(engine, out), "the key recovered after the failure was reported");
+    }
+
+    @Test
+    void aFailureOfTheStoreNamesTheKeyAndTheRank() {
+        KVStore store = openOne();
+        store.setUpdater(new FailingUpdater());
+        Context c = devices().get(0);
+        init(store, "layer3.weight", c, new float[] {1});
+        DeviceArray g = array(engine, c, 1, "g");
+        write(engine, g, new float[] {1});
+        store.push("layer3.weight", g);
+        DeviceArray out = array(engine, c, 1, "out");
+        store.pull("layer3.weight", out);
+        EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out.var(), BOUND));
+        KVStoreException kv = findCause(e, KVStoreException.class);
+        assertEquals("layer3.weight", kv.key());
+        assertEquals(0, kv.rank());
+        assertContains(kv, "layer3.weight", "rank 0", "updater failure for the test");
+    }
+
+    // ------------------------------------------------------------------ close
+
+    @Test
+    void closeFinishesThePushedOpsThenRefusesCalls() throws Exception {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        init(store, "w", c, new float[] {1, 2});
+        DeviceArray v = array(engine, c, 2, "v");
+        DeviceArray out = array(engine, c, 2, "out");
+        if (threaded()) {
+            Held producer = pushHeld(List.of(), List.of(v.var()), "slow producer");
+            store.push("w", v);
+            store.pull("w", out);
+            Thread closer = new Thread(store::close, "closer");
+            closer.start();
+            awaitThread(closer, s -> s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING,
+                    "close() to wait for the store's pending ops");
+            assertTrue(closer.isAlive(), "close() returned while a push was still pending");
+            producer.complete();
+            joinBounded(closer);
+        } else {
+            write(engine, v, new float[] {0, 0});
+            store.push("w", v);
+            store.pull("w", out);
+            store.close();
+        }
+        assertTrue(store.isClosed());
+        engine.waitForVar(out.var(), BOUND);
+        store.close(); // idempotent
+
+        IllegalStateException closed = assertThrows(IllegalStateException.class, () -> store.push("w", v));
+        assertContains(closed, "closed");
+        assertThrows(IllegalStateException.class, () -> store.pull("w", out));
+        assertThrows(IllegalStateException.class, () -> store.pushPull("w", List.of(v), List.of(out), 0));
+        assertThrows(IllegalStateException.class, () -> store.init("x", v));
+        assertThrows(IllegalStateException.class, () -> store.setUpdater(Updater.sum()));
+        assertThrows(IllegalStateException.class, store::barrier);
+        assertThrows(IllegalStateException.class, store::endOfData);
+    }
+
+    // ------------------------------------------------------------------ several workers
+
+    @Test
+    void aSyncRoundSumsEveryWorkersPush() {
+        assumeTrue(maxWorkers() >= 2, "this store has a single worker");
+        assumeTrue(synchronousRounds(), "this store does not make a pull wait for the whole round");
+        int workers = Math.min(3, maxWorkers());
+        List<KVStore> stores = openWorkers(workers);
+        for (KVStore s : stores) {
+            s.setUpdater(Updater.sum());
+            init(s, "w", Context.cpu(), new float[] {1, 1});
+        }
+        for (int round = 1; round <= 3; round++) {
+            for (KVStore s : stores) {
+                DeviceArray g = array(s.engine(), Context.cpu(), 2, "g");
+                write(s.engine(), g, new float[] {s.rank() + 1, round});
+                s.push("w", g);
+            }
+            float expectedFirst = 1 + round * workers * (workers + 1) / 2f;
+            float expectedSecond = 1 + workers * (round * (round + 1) / 2f);
+            for (KVStore s : stores) {
+                DeviceArray out = array(s.engine(), Context.cpu(), 2, "out");
+                s.pull("w", out);
+                assertArrayEquals(new float[] {expectedFirst, expectedSecond}, read(s.engine(), out),
+                        "round " + round + " on rank " + s.rank());
+            }
+        }
+    }
+
+    @Test
+    void aWorkerAtEndOfDataDoesNotHoldUpTheRound() {
+        assumeTrue(maxWorkers() >= 2, "this store has a single worker");
+        assumeTrue(synchronousRounds(), "this store does not make a pull wait for the whole round");
+        List<KVStore> stores = openWorkers(2);
+        for (KVStore s : stores) {
+            init(s, "w", Context.cpu(), new float[] {0});
+        }
+        stores.get(1).endOfData();
+        KVStore s0 = stores.get(0);
+        DeviceArray g = array(s0.engine(), Context.cpu(), 1, "g");
+        write(s0.engine(), g, new float[] {4});
+        s0.push("w", g);
+        DeviceArray out = array(s0.engine(), Context.cpu(), 1, "out");
+        s0.pull("w", out);
+        assertArrayEquals(new float[] {4}, read(s0.engine(), out), "the round completed without rank 1");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Asserts that {@code t}'s message contains every part. */
+    protected static void assertContains(Throwable t, String... parts) {
+        String m = String.valueOf(t.getMessage());
+        for (String p : parts) {
+            assertTrue(m.contains(p), "message should contain '" + p + "': " + m);
+        }
+    }
+
+    private static <T extends Throwable> T findCause(Throwable t, Class<T> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return type.cast(c);
+            }
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + t, t);
+    }
+
+    /** Whether {@code store} is open (for subclasses' own cases). */
+    protected static void assertOpen(KVStore store) {
+        assertFalse(store.isClosed(), "store closed");
+    }
+}
