@@ -5,8 +5,8 @@
  */
 module org.depengine.kvstore.hazelcast {
     requires org.depengine.api;
-    requires org.depengine.kvstore;
-    requires com.hazelcast.core;
+    requires transitive com.hazelcast.core; // HazelcastKVStoreProvider.open takes an instance
+    requires transitive org.depengine.kvstore;
     requires org.slf4j;
 
     exports org.depengine.kvstore.hazelcast;

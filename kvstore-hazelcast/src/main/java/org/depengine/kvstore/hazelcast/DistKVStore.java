@@ -34,15 +34,18 @@ import org.depengine.kvstore.spi.AbstractKVStore;
  */
 final class DistKVStore extends AbstractKVStore {
     private final HazelcastInstance hz;
+    private final boolean ownsInstance;
     private final ShardedTable table;
     private final boolean async;
     /** Per key: local push count at each barrier → the period that starts after it. */
     private final Map<String, TreeMap<Long, Integer>> periodStarts = new ConcurrentHashMap<>();
     private volatile int period;
 
-    DistKVStore(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz, ClusterSettings cluster) {
+    DistKVStore(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz, boolean ownsInstance,
+                ClusterSettings cluster) {
         super(engine, type, settings);
         this.hz = hz;
+        this.ownsInstance = ownsInstance;
         this.async = HazelcastKVStoreProvider.DIST_ASYNC.equals(type);
         this.table = new ShardedTable(hz, cluster, settings.rank(), settings.numWorkers(), async);
     }
@@ -111,7 +114,9 @@ final class DistKVStore extends AbstractKVStore {
     @Override
     protected void closeStore() {
         table.close();
-        hz.shutdown();
+        if (ownsInstance) {
+            hz.shutdown();
+        }
     }
 
     private TreeMap<Long, Integer> starts(String key) {

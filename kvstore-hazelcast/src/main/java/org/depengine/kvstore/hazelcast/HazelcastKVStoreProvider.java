@@ -62,10 +62,31 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
                     + " cluster '" + cluster.clusterName() + "' at " + cluster.members(), e);
         }
         try {
-            return new DistKVStore(engine, type, settings, hz, cluster);
+            return new DistKVStore(engine, type, settings, hz, true, cluster);
         } catch (RuntimeException e) {
             hz.shutdown();
             throw e;
         }
+    }
+
+    /**
+     * Opens a store of {@code type} on a Hazelcast instance the caller already runs (a member or a
+     * client configured with {@link org.depengine.kvstore.hazelcast.cluster.ClusterNode}'s settings, or at
+     * least its serialization factory); the store leaves the instance running when closed. Several
+     * stores of one job (one {@code storeName}) must each have their own instance: ranks are mapped to
+     * instances.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}
+     * @throws KVStoreException if not every worker joins within {@code joinTimeoutMs}
+     */
+    public static KVStore open(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz) {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(hz, "hz");
+        if (!DIST_SYNC.equals(type) && !DIST_ASYNC.equals(type)) {
+            throw new IllegalArgumentException("a Hazelcast store is 'dist_sync' or 'dist_async', not '" + type + "'");
+        }
+        return new DistKVStore(engine, type, settings, hz, false, ClusterSettings.from(settings));
     }
 }

@@ -85,7 +85,7 @@ public final class KeyState implements IdentifiedDataSerializable {
                 // A chunk of a split key gets the updater on its own slice: updaters are element-wise.
                 (updater == null ? Updater.assign() : updater).update(key, FloatBuffer.wrap(merged), FloatBuffer.wrap(value));
             }
-            round++;
+            round = first.getKey();
         }
     }
 
