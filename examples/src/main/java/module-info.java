@@ -7,6 +7,9 @@ module org.depengine.examples {
     requires org.depengine.profiler;
     // CustomDevicePlugin launches commands on the plugin's streams; the engine finds the plugin itself.
     requires org.depengine.examples.customdevice;
+    // Command lines: picocli reads and sets the @Option fields of the examples by reflection.
+    requires info.picocli;
 
     exports org.depengine.examples;
+    opens org.depengine.examples to info.picocli;
 }

@@ -1,31 +1,38 @@
 package org.depengine.examples;
 
 import java.util.List;
+import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /**
  * The design notes' first example: A = 2; B = A + 1; C = A + 2; D = B × C. B and C both only read A,
  * so the engine runs them at the same time; D waits for both. Prints D and when B and C ran.
  *
- * <p>Usage: {@code DependencyBasics [--engine naive|pooled|perdevice] [--help]}.
+ * <p>Usage: {@code DependencyBasics [--engine NAME] [--help]}.
  */
-public final class DependencyBasics {
+@Command(name = "DependencyBasics", sortOptions = false,
+        description = {"Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that",
+                "B and C (which only read A) ran at the same time."})
+public final class DependencyBasics implements Callable<Integer> {
+    @Mixin
+    private CommonOptions common = new CommonOptions();
+
     private DependencyBasics() {
     }
 
-    /** Entry point. */
+    /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        Args parsed = Args.parse(args);
-        if (parsed.help) {
-            System.out.println("usage: DependencyBasics [--engine naive|pooled|perdevice]\n"
-                    + "Computes A = 2; B = A + 1; C = A + 2; D = B * C with one op each, and shows that\n"
-                    + "B and C (which only read A) ran at the same time.");
-            return;
-        }
-        String engineName = parsed.engine;
+        System.exit(Cli.run(new DependencyBasics(), args));
+    }
+
+    @Override
+    public Integer call() {
+        String engineName = common.engine;
         long t0 = System.nanoTime();
         double[] value = new double[4];
         long[][] window = new long[4][2];
@@ -55,6 +62,7 @@ public final class DependencyBasics {
             System.out.println(overlap ? "B and C ran at the same time" : "B and C ran one after the other"
                     + ("naive".equals(engine.name()) ? " (the naive engine runs every op on the pushing thread)" : ""));
         }
+        return 0;
     }
 
     /** Busy for ~30 ms so that the overlap is visible, then returns {@code result}. */
