@@ -8,6 +8,11 @@ module org.depengine.kvstore.hazelcast {
     requires transitive com.hazelcast.core; // HazelcastKVStoreProvider.open takes an instance
     requires transitive org.depengine.kvstore;
     requires org.slf4j;
+    // Hazelcast is an automatic module: it reads every resolved module but makes none resolve. It
+    // needs Java SE (JMX, SQL types), sun.misc.Unsafe (jdk.unsupported) and jdk.net's socket options.
+    requires java.se;
+    requires jdk.unsupported;
+    requires jdk.net;
 
     exports org.depengine.kvstore.hazelcast;
 

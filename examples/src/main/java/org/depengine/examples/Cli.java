@@ -36,6 +36,27 @@ final class Cli {
         return cl.execute(args);
     }
 
+    /**
+     * Checks an option's value against its range.
+     *
+     * @return {@code value}
+     * @throws IllegalArgumentException naming the option and the range, which {@link #run} prints in one line
+     */
+    static int inRange(String option, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException(option + " " + value + " is out of range: give an integer in " + min + ".." + max);
+        }
+        return value;
+    }
+
+    /** As {@link #inRange(String, int, int, int)} for a number. */
+    static double inRange(String option, double value, double min, double max) {
+        if (!(value >= min && value <= max)) {
+            throw new IllegalArgumentException(option + " " + value + " is out of range: give a number in " + min + ".." + max);
+        }
+        return value;
+    }
+
     private static final IParameterExceptionHandler ONE_LINE_PARAMETER_ERROR = (ParameterException e, String[] args) -> {
         CommandLine cl = e.getCommandLine();
         printOneLine(cl, e.getMessage() + "; try --help");
