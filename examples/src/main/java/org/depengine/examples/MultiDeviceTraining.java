@@ -206,8 +206,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed);
             boolean print = rank == 0;
             if (print) {
-                System.out.printf("engine %s; devices %s; kvstore %s (%s; sums and SGD where each key lives)%n",
-                        engine.name(), join(devices), kv.type(), workers == 1 ? "1 worker" : workers + " workers");
+                System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
+                        + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),
+                        workers == 1 ? "1 worker" : workers + " workers");
                 System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs%n", data.description,
                         batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers" : "", hidden, lr,
                         epochs);
