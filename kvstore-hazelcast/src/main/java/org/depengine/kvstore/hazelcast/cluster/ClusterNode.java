@@ -44,7 +44,7 @@ public final class ClusterNode {
         c.setProperty("hazelcast.max.wait.seconds.before.join", "0");
         c.setProperty("hazelcast.health.monitoring.level", "OFF");
         c.setProperty("hazelcast.socket.bind.any", s.bindAddress() == null ? "true" : "false");
-        c.setProperty("hazelcast.partition.count", "71");
+        c.setProperty("hazelcast.partition.count", Integer.toString(s.partitions()));
         NetworkConfig n = c.getNetworkConfig();
         n.setPort(s.port()).setPortCount(s.portCount()).setPortAutoIncrement(s.portCount() > 1);
         if (s.bindAddress() != null) {

@@ -25,13 +25,15 @@ import org.depengine.kvstore.KVStoreSettings;
  * @param backups backup copies of every key (a member lost loses no key while {@code backups >= 1})
  * @param heartbeatSeconds how often members heartbeat; one silent for 5 of them is removed
  *     ({@code depengine.kvstore.heartbeatSeconds}, default 1)
+ * @param partitions Hazelcast partitions the keys hash to ({@code depengine.kvstore.partitions}, default 71;
+ *     every member must use the same; raise it to a few per member for large clusters)
  */
 public record ClusterSettings(List<String> members, int port, int portCount, String bindAddress, String clusterName,
                               boolean client, String storeName, Duration timeout, Duration joinTimeout, int chunkFloats,
-                              int backups, int heartbeatSeconds) {
+                              int backups, int heartbeatSeconds, int partitions) {
     /** The extra settings this module reads (short names, under {@code depengine.kvstore.}). */
     public static final Set<String> EXTRA_NAMES = Set.of("portCount", "bind", "storeName", "joinTimeoutMs",
-            "heartbeatSeconds");
+            "heartbeatSeconds", "partitions");
 
     /** Copies the list. */
     public ClusterSettings {
@@ -56,7 +58,8 @@ public record ClusterSettings(List<String> members, int port, int portCount, Str
                 Duration.ofMillis(intExtra(s, "joinTimeoutMs", 120_000, 1, Integer.MAX_VALUE)),
                 s.splitFloats(),
                 s.backups(),
-                intExtra(s, "heartbeatSeconds", 1, 1, 60));
+                intExtra(s, "heartbeatSeconds", 1, 1, 60),
+                intExtra(s, "partitions", 71, 1, 10_000));
     }
 
     private static int intExtra(KVStoreSettings s, String name, int dflt, int min, int max) {
