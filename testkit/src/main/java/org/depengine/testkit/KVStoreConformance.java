@@ -2,7 +2,6 @@ package org.depengine.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -800,6 +799,60 @@ public abstract class KVStoreConformance extends EngineTestBase {
         DeviceArray out = array(s0.engine(), Context.cpu(), 1, "out");
         s0.pull("w", out);
         assertArrayEquals(new float[] {4}, read(s0.engine(), out), "the round completed without rank 1");
+
+        // the next period: every worker meets at the barrier, then both count again
+        barrierAll(stores);
+        for (KVStore s : stores) {
+            DeviceArray v = array(s.engine(), Context.cpu(), 1, "v");
+            write(s.engine(), v, new float[] {10 * (s.rank() + 1)});
+            s.push("w", v);
+        }
+        for (KVStore s : stores) {
+            DeviceArray o = array(s.engine(), Context.cpu(), 1, "o");
+            s.pull("w", o);
+            assertArrayEquals(new float[] {30}, read(s.engine(), o), "the round after the barrier, on rank " + s.rank());
+        }
+    }
+
+    @Test
+    void aBarrierReturnsOnceEveryWorkerHasCalledIt() throws Exception {
+        assumeTrue(maxWorkers() >= 2, "this store has a single worker");
+        List<KVStore> stores = openWorkers(2);
+        Thread first = new Thread(stores.get(0)::barrier, "barrier-rank0");
+        first.start();
+        awaitThread(first, s -> s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING,
+                "rank 0 to wait in barrier()");
+        assertTrue(first.isAlive(), "rank 0 left the barrier before rank 1 arrived");
+        stores.get(1).barrier();
+        joinBounded(first);
+    }
+
+    /** Calls {@link KVStore#barrier()} on every store at once (one thread each), failing on any error. */
+    protected static void barrierAll(List<KVStore> stores) {
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        for (KVStore s : stores) {
+            Thread t = new Thread(() -> {
+                try {
+                    s.barrier();
+                } catch (RuntimeException | Error e) {
+                    errors.add(e);
+                }
+            }, "barrier-rank" + s.rank());
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            try {
+                joinBounded(t);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new AssertionError("barrier failed: " + errors, errors.get(0));
+        }
     }
 
     // ------------------------------------------------------------------ helpers
@@ -819,10 +872,5 @@ public abstract class KVStoreConformance extends EngineTestBase {
             }
         }
         throw new AssertionError("no " + type.getSimpleName() + " in the causes of " + t, t);
-    }
-
-    /** Whether {@code store} is open (for subclasses' own cases). */
-    protected static void assertOpen(KVStore store) {
-        assertFalse(store.isClosed(), "store closed");
     }
 }

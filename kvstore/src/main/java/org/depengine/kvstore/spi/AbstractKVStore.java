@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
@@ -50,6 +52,8 @@ import org.slf4j.LoggerFactory;
  *                  sum      reads staging 0..n writes k.mergedVar  merged ← Σ staging, in list order
  *                           (one value: its gather writes merged directly, no sum op)
  *                  send     reads k.mergedVar  writes k.storeVar   {@link #send}(k, round)
+ *                  check    reads k.storeVar   (NO_SKIP)           {@link #skippedSend}(k, round) if send was skipped
+ *                           (only if {@link #reportsSkippedPushes()})
  * pull(k, outs):   fetch    (none)             writes k.storeVar   {@link #fetch}(k, round)   (if {@link #pullFetches()})
  *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
  * </pre>
@@ -65,7 +69,8 @@ import org.slf4j.LoggerFactory;
  * last push to that key (0 before any): in {@code dist_sync}, {@link #fetch} completes once that round's
  * update has landed, which is how a pull sees the whole round; in {@code dist_async} the round is
  * informational. Round numbers are per key and per worker; an implementation that lets workers skip
- * rounds ({@link #endOfData()}) reconciles them itself, e.g. in {@link #doBarrier()}.
+ * rounds ({@link #endOfData()}) reconciles them itself in {@link #doBarrier()}: exchange every worker's
+ * {@link Key#rounds()} at the barrier and {@link Key#advanceRoundsTo} the highest.
  *
  * <h2>Failures</h2>
  * A hook fails its op by calling {@code done.fail(cause)} or by throwing; the base class wraps the cause
@@ -88,7 +93,9 @@ public abstract class AbstractKVStore implements KVStore {
     private final String type;
     private final KVStoreSettings settings;
     private final Map<String, Key> keys = new ConcurrentHashMap<>();
-    private final Object lifecycle = new Object();
+    /** Calls hold the read side while they check the state and push ops; close takes the write side. */
+    private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final Object updaterLock = new Object();
     private volatile boolean closed;
     private volatile boolean pushed;
     private volatile boolean endOfData;
@@ -140,6 +147,30 @@ public abstract class AbstractKVStore implements KVStore {
      * @throws Exception to fail the op (only if {@code done} was not called)
      */
     protected abstract void fetch(Key key, long round, CallbackOnComplete done) throws Exception;
+
+    /**
+     * Told that this worker's push of {@code round} was skipped: an op producing one of its values failed,
+     * so {@link #send} was not called for that round (the failure travels on to this worker's later pulls
+     * of the key, where its user sees it). A distributed sync store tells the owner that this rank
+     * contributes nothing to the round, so that the other workers' round completes instead of timing out.
+     * Called only if {@link #reportsSkippedPushes()}, from a {@link FnProperty#NO_SKIP} op that reads
+     * {@link Key#storeVar()} (it runs after the push's send op, before the next call's ops on the key).
+     * The default completes at once.
+     *
+     * @param done to be called exactly once, from any thread
+     * @throws Exception to fail the op (only if {@code done} was not called)
+     */
+    protected void skippedSend(Key key, long round, CallbackOnComplete done) throws Exception {
+        done.complete();
+    }
+
+    /**
+     * Whether each push is followed by a check op that calls {@link #skippedSend} when the push was
+     * skipped. False by default (one op less per push); a distributed sync store returns true.
+     */
+    protected boolean reportsSkippedPushes() {
+        return false;
+    }
 
     /**
      * Whether a pull needs a {@link #fetch} before copying {@link Key#stored()} out. True by default; a
@@ -223,6 +254,8 @@ public abstract class AbstractKVStore implements KVStore {
         private final ByteBuffer merged;
         private final Map<String, Staging> staging = new ConcurrentHashMap<>();
         private long pushes;
+        /** The round of the last send op that ran; written and read only in ops holding storeVar. */
+        private volatile long lastSent;
 
         Key(Engine engine, String name, int length) {
             this.name = name;
@@ -353,16 +386,23 @@ public abstract class AbstractKVStore implements KVStore {
                     + MAX_FLOATS + " floats, this value has " + value.length());
         }
         Memcpy memcpy = value.device().requirePrimitive(Memcpy.class);
-        Key k;
-        synchronized (lifecycle) {
+        gate.readLock().lock();
+        try {
             ensureOpen("init");
-            if (keys.containsKey(key)) {
+            Key k = new Key(engine, key, (int) value.length());
+            Key before = keys.putIfAbsent(key, k);
+            if (before != null) {
                 throw new IllegalArgumentException("key '" + key + "' is already initialised on this " + type
-                        + " store (" + keys.get(key).length + " floats); init each key once");
+                        + " store (" + before.length + " floats); init each key once");
             }
-            k = new Key(engine, key, (int) value.length());
-            keys.put(key, k);
+            pushInit(k, value, memcpy);
+        } finally {
+            gate.readLock().unlock();
         }
+    }
+
+    private void pushInit(Key k, DeviceArray value, Memcpy memcpy) {
+        String key = k.name;
         engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), value.buffer(), value.offsetBytes(), k.storedBytes()),
                 value.context(), List.of(value.var()), List.of(k.storeVar), FnProperty.COPY_FROM_DEVICE, 0,
                 "kvstore init " + key + ": copy " + value + " to host");
@@ -372,43 +412,67 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void push(String key, List<DeviceArray> values, int priority) {
-        Key k = checked("push", key, values, "values");
-        if (endOfData) {
-            throw new IllegalStateException("cannot push key '" + key + "': rank " + rank()
-                    + " signalled endOfData(); call barrier() before pushing again");
+        gate.readLock().lock();
+        try {
+            Key k = checked("push", key, values, "values");
+            checkMayPush("push", key);
+            pushLocal(k, values, priority);
+        } finally {
+            gate.readLock().unlock();
         }
-        pushed = true;
-        pushLocal(k, values, priority);
     }
 
     @Override
     public final void pull(String key, List<DeviceArray> outs, int priority) {
-        Key k = checked("pull", key, outs, "outs");
-        pullLocal(k, outs, priority);
+        gate.readLock().lock();
+        try {
+            Key k = checked("pull", key, outs, "outs");
+            pullLocal(k, outs, priority);
+        } finally {
+            gate.readLock().unlock();
+        }
     }
 
     @Override
     public final void pushPull(String key, List<DeviceArray> values, List<DeviceArray> outs, int priority) {
-        Key k = checked("pushPull", key, values, "values");
-        checked("pushPull", key, outs, "outs");
+        gate.readLock().lock();
+        try {
+            Key k = checked("pushPull", key, values, "values");
+            checked("pushPull", key, outs, "outs");
+            checkMayPush("pushPull", key);
+            pushLocal(k, values, priority);
+            pullLocal(k, outs, priority);
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    private void checkMayPush(String call, String key) {
         if (endOfData) {
-            throw new IllegalStateException("cannot pushPull key '" + key + "': rank " + rank()
+            throw new IllegalStateException("cannot " + call + " key '" + key + "': rank " + rank()
                     + " signalled endOfData(); call barrier() before pushing again");
         }
-        pushed = true;
-        pushLocal(k, values, priority);
-        pullLocal(k, outs, priority);
+        synchronized (updaterLock) {
+            pushed = true; // under the same lock as setUpdater's check: no push slips past a late setUpdater
+        }
     }
 
     @Override
     public final void setUpdater(Updater updater) {
         Objects.requireNonNull(updater, "updater");
-        ensureOpen("setUpdater");
-        if (pushed) {
-            throw new IllegalStateException("setUpdater(" + updater + ") after the first push on this " + type
-                    + " store: set the updater before pushing");
+        gate.readLock().lock();
+        try {
+            ensureOpen("setUpdater");
+            synchronized (updaterLock) {
+                if (pushed) {
+                    throw new IllegalStateException("setUpdater(" + updater + ") after the first push on this " + type
+                            + " store: set the updater before pushing");
+                }
+                this.updater = updater;
+            }
+        } finally {
+            gate.readLock().unlock();
         }
-        this.updater = updater;
     }
 
     @Override
@@ -429,7 +493,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final Set<String> keys() {
-        return Set.copyOf(new TreeSet<>(keys.keySet()));
+        return Collections.unmodifiableSortedSet(new TreeSet<>(keys.keySet()));
     }
 
     @Override
@@ -445,11 +509,14 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void close() {
-        synchronized (lifecycle) {
+        gate.writeLock().lock(); // waits for calls in progress: their ops are pushed before the fence below
+        try {
             if (closed) {
                 return;
             }
             closed = true;
+        } finally {
+            gate.writeLock().unlock();
         }
         try {
             awaitOwnOps();
@@ -486,9 +553,21 @@ public abstract class AbstractKVStore implements KVStore {
                     FnProperty.CPU_PRIORITIZED, priority, "kvstore push " + k.name + " round " + round + ": sum "
                             + values.size() + " values");
         }
-        engine.pushAsync(hook(k, round, "send", (key, r, done) -> send(key, r, done)), Context.cpu(),
-                List.of(k.mergedVar), List.of(k.storeVar), storeOpProperty(), priority,
+        engine.pushAsync(hook(k, round, "send", (key, r, done) -> {
+            key.lastSent = r;
+            send(key, r, done);
+        }), Context.cpu(), List.of(k.mergedVar), List.of(k.storeVar), storeOpProperty(), priority,
                 "kvstore push " + k.name + " round " + round);
+        if (reportsSkippedPushes()) {
+            engine.pushAsync(hook(k, round, "report of a skipped push", (key, r, done) -> {
+                if (key.lastSent == r) {
+                    done.complete();
+                } else {
+                    skippedSend(key, r, done);
+                }
+            }), Context.cpu(), List.of(k.storeVar), List.of(), FnProperty.NO_SKIP, priority,
+                    "kvstore push " + k.name + " round " + round + ": check it was sent");
+        }
     }
 
     private void pullLocal(Key k, List<DeviceArray> outs, int priority) {
