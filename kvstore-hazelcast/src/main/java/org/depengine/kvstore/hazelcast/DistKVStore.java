@@ -62,6 +62,16 @@ final class DistKVStore extends AbstractKVStore {
     }
 
     @Override
+    protected boolean reportsSkippedPushes() {
+        return !async;
+    }
+
+    @Override
+    protected void skippedSend(Key key, long round, CallbackOnComplete done) {
+        complete(table.pushSkipped(key.name(), pushRound(key.name(), round), "round " + round), done);
+    }
+
+    @Override
     protected void fetch(Key key, long round, CallbackOnComplete done) {
         long r = async ? 0 : pullRound(key.name(), round);
         table.pull(key.name(), r, "round " + round).whenComplete((value, err) -> {

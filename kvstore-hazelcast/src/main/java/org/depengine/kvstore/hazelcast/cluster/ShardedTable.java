@@ -193,6 +193,15 @@ public final class ShardedTable implements AutoCloseable {
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
+    /** Tells the owners that this rank's push of {@code round} was skipped (a failed producer): the round completes without it. */
+    public CompletableFuture<Void> pushSkipped(String key, long round, String label) {
+        int len = requireLength(key, -1, "push");
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(call(chunkKey,
+                PushOp.skipped(key, off, workers, rank, round), key, "skipped push " + label)));
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
     /**
      * The value of {@code key} once round {@code round} has completed (round 0: once the init has landed;
      * {@code dist_async}: pass 0 and get the latest value after the init).

@@ -20,6 +20,9 @@ import java.util.TreeMap;
  * and a repeated one overwrites its own slot: a retried call is harmless.
  */
 public final class KeyState implements IdentifiedDataSerializable {
+    /** The slot of a rank whose push of the round was skipped on its worker: present, adds nothing. */
+    static final float[] SKIPPED = new float[0];
+
     /** The user's key and where this chunk starts in its array: what the updater is told. */
     String key = "";
     int offset;
@@ -69,7 +72,7 @@ public final class KeyState implements IdentifiedDataSerializable {
             }
             float[] merged = null;
             for (float[] slot : first.getValue()) { // rank order: the same sum on every run
-                if (slot == null) {
+                if (slot == null || slot.length == 0) { // absent (end of data) or skipped
                     continue;
                 }
                 if (merged == null) {

@@ -31,8 +31,23 @@ public final class PushOp extends KeyOp {
         this.updater = updater;
     }
 
+    /**
+     * Rank {@code rank}'s round {@code round} of the chunk, marked as skipped (its producer failed on the
+     * worker): it counts as the rank's contribution and adds nothing, so the round still completes.
+     */
+    public static PushOp skipped(String key, int offset, int workers, int rank, long round) {
+        return new PushOp(key, offset, workers, false, rank, round, null, null);
+    }
+
     @Override
     Reply apply(KeyState state) {
+        if (value == null) {
+            if (round > state.round && state.failure == null) {
+                state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = KeyState.SKIPPED;
+                state.completeRounds();
+            }
+            return Reply.ok(state.round);
+        }
         if (state.initialised() && value.length != state.length) {
             return Reply.error("shape mismatch on key '" + key + "': it holds " + state.length + " floats, rank " + rank
                     + " pushed " + value.length);
