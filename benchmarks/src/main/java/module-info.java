@@ -11,6 +11,7 @@
 module org.depengine.benchmarks {
     requires org.depengine.api;
     requires org.depengine.profiler;
+    requires org.depengine.kvstore;
     requires org.depengine.device.opencl;
     requires org.slf4j;
     requires jmh.core;

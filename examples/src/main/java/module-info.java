@@ -5,6 +5,8 @@
 module org.depengine.examples {
     requires org.depengine.api;
     requires org.depengine.profiler;
+    // MultiDeviceTraining's gradients and weights go through a KVStore (local, dist_sync, dist_async).
+    requires org.depengine.kvstore;
     // CustomDevicePlugin launches commands on the plugin's streams; the engine finds the plugin itself.
     requires org.depengine.examples.customdevice;
     // Command lines: picocli reads and sets the @Option fields of the examples by reflection.

@@ -1,127 +1,242 @@
 package org.depengine.examples;
 
-import java.io.IOException;
-import java.nio.FloatBuffer;
-import java.nio.IntBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
+import org.depengine.api.device.DeviceArray;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.profiler.Profiler;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
- * The two-layer network of {@code docs/design.md}, trained data-parallel on several devices, written as a plain
- * serial program of pushes. Per batch, each device gets its slice of the samples and runs forward and
- * backward; each layer's gradient is copied to the host as soon as it exists; the host sums the
- * gradients (in device order, so the result is the same whatever finishes first), takes an SGD step
- * and copies the new weights back to every device. Nothing here waits: the engine overlaps the copies
- * of one layer with the computation of the other, one device with the other, and the next batch's
- * loads with this batch's update.
+ * The two-layer network of {@code docs/design.md}, trained data-parallel on several devices — and, with
+ * {@code --kvstore dist_sync --workers N}, in several processes — written as a plain serial program
+ * of pushes. Per batch, each device gets its slice of the samples and runs forward and backward; each
+ * layer's gradient is pushed to the KVStore as soon as it exists and the new weights pulled back
+ * (MXNet's way: push and pull are engine ops, so nothing here waits). The store sums the devices'
+ * gradients (in device order, then in rank order across processes) and takes the SGD step where the
+ * key lives: on the host ({@code local}) or on the Hazelcast member owning the key ({@code dist_*}).
  *
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
- * [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N] [--trace file.json|off] [--help]}.
+ * [--kvstore local|dist_sync|dist_async] [--workers N] [--data file.csv] [--epochs N] [--batch N]
+ * [--hidden N] [--lr X] [--seed N] [--trace file.json|off] [--help]}.
  */
-public final class MultiDeviceTraining {
-    private static final String DEFAULT_DEVICES = "cpu:0,cpu:1";
+@Command(name = "MultiDeviceTraining", sortOptions = false,
+        description = {"Trains a two-layer network (fc1, ReLU, fc2, softmax cross-entropy) data-parallel on the listed",
+                "devices: each device runs its slice of every batch, pushes each layer's gradient to a KVStore as soon",
+                "as it has one and pulls the new weights; the store sums the gradients and takes the SGD step, and",
+                "the engine overlaps it all. With --kvstore dist_sync or dist_async and --workers N, N worker JVMs",
+                "on loopback share the batch (this one is rank 0 and prints; the others log to files) through a",
+                "Hazelcast cluster they form. Data: a seeded 3-class spiral (600 samples), or --data with lines",
+                "'feature,...,label'."})
+public final class MultiDeviceTraining implements Callable<Integer> {
     private static final int BAR = 30;
+    private static final String METRICS = TrainingUpdater.METRICS;
 
-    private final Engine engine;
-    private final List<Replica> replicas;
-    private final Context host;
-    private final HostModel model;
-    private final TrainingData data;
-    private final int batch;
-    private final float lr;
+    @Mixin
+    private CommonOptions common = new CommonOptions();
 
-    /** What the metrics ops add up; touched only by ops that write {@link #progressVar}. */
-    private final Progress progress = new Progress();
-    private final VarHandle progressVar;
+    @Option(names = "--devices", paramLabel = "LIST",
+            description = "this worker's devices, e.g. opencl:0,cpu:0 or cuda:0,cuda:1 "
+                    + "(default cpu:0,cpu:1 with --kvstore local, cpu:0 per worker otherwise)")
+    private String devicesOption;
 
-    private static final class Progress {
-        double lossSum;
-        long correct;
-        long seen;
-        int batches;
-        final List<Double> lossCurve = new ArrayList<>();
-        final List<Long> epochEnds = new ArrayList<>();
+    @Option(names = "--kvstore", paramLabel = "TYPE", description = "local (default), dist_sync or dist_async")
+    private String kvstoreType = "local";
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "worker processes for dist_sync/dist_async (default 2; 1 for local)")
+    private Integer workersOption;
+
+    @Option(names = "--data", paramLabel = "FILE.csv", description = "training data (default: the seeded spiral)")
+    private Path dataFile;
+
+    @Option(names = "--epochs", paramLabel = "N", description = "default 30")
+    private int epochs = 30;
+
+    @Option(names = "--batch", paramLabel = "N", description = "the global batch, over every device of every worker (default 60)")
+    private int batchSize = 60;
+
+    @Option(names = "--hidden", paramLabel = "N", description = "default 64")
+    private int hidden = 64;
+
+    @Option(names = "--lr", paramLabel = "X", description = "default 0.8")
+    private double lrOption = 0.8;
+
+    @Option(names = "--seed", paramLabel = "N", description = "default 1")
+    private int seed = 1;
+
+    @Option(names = "--trace", paramLabel = "FILE.json|off",
+            description = "default MultiDeviceTraining.trace.json in the temporary directory (an .html beside it); "
+                    + "off runs without the profiler (rank 0 only)")
+    private String traceOption;
+
+    // Set by rank 0 on the command lines of the workers it starts.
+    @Option(names = "--rank", hidden = true)
+    private int rank;
+
+    @Option(names = "--members", hidden = true)
+    private String members;
+
+    @Option(names = "--cluster", hidden = true)
+    private String cluster;
+
+    private MultiDeviceTraining() {
     }
 
-    private MultiDeviceTraining(Engine engine, List<Context> devices, Context host, TrainingData data, int batch,
-                                int hidden, float lr, long seed) {
-        this.engine = engine;
-        this.host = host;
-        this.data = data;
-        this.batch = batch;
-        this.lr = lr;
-        int maxRows = (batch + devices.size() - 1) / devices.size();
-        replicas = new ArrayList<>();
-        for (Context c : devices) {
-            replicas.add(new Replica(engine, c, maxRows, data.features, hidden, data.classes));
+    /** Entry point: see {@link Cli} for the exit status. */
+    public static void main(String[] args) {
+        // Hazelcast (the dist_* stores) logs through SLF4J; its start-up note about JDK internals is noise here.
+        System.setProperty("hazelcast.logging.type", "slf4j");
+        if (System.getProperty("org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory") == null) {
+            System.setProperty("org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory", "error");
         }
-        model = new HostModel(engine, data.features, hidden, data.classes, seed + 1);
-        progressVar = engine.newVariable("progress");
+        System.exit(Cli.run(new MultiDeviceTraining(), args));
     }
 
-    /** Entry point. */
-    public static void main(String[] args) throws IOException {
-        Args a = Args.parse(args, "--devices", "--data", "--epochs", "--batch", "--hidden", "--lr", "--seed", "--trace");
-        if (a.help) {
-            System.out.println("usage: MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices LIST] [--data FILE.csv]\n"
-                    + "       [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N] [--trace FILE.json|off]\n"
-                    + "Trains a two-layer network (fc1, ReLU, fc2, softmax cross-entropy) data-parallel on the listed\n"
-                    + "devices (default " + DEFAULT_DEVICES + "; e.g. opencl:0,cpu:0 or cuda:0,cuda:1): each device\n"
-                    + "runs its slice of every batch, gradients go to the host as soon as each layer has one, the host\n"
-                    + "sums them and takes an SGD step, and the weights go back; the engine overlaps it all.\n"
-                    + "Data: a seeded 3-class spiral (600 samples), or --data with lines 'feature,...,label'.\n"
-                    + "Defaults: --epochs 30 --batch 60 --hidden 64 --lr 0.8 --seed 1;\n"
-                    + "--trace defaults to MultiDeviceTraining.trace.json in the temporary directory (an .html beside it);\n"
-                    + "--trace off runs without the profiler.");
-            return;
+    @Override
+    public Integer call() throws Exception {
+        boolean local = kvstoreType.equals("local");
+        if (!local && !kvstoreType.equals("dist_sync") && !kvstoreType.equals("dist_async")) {
+            throw new IllegalArgumentException("--kvstore " + kvstoreType + ": use local, dist_sync or dist_async");
         }
-        List<Context> devices = parseDevices(a.option("--devices", DEFAULT_DEVICES));
-        int epochs = a.intOption("--epochs", 30, 1, 1_000_000);
-        int batchSize = a.intOption("--batch", 60, 1, 1 << 20);
-        int hidden = a.intOption("--hidden", 64, 1, 1 << 14);
-        float lr = (float) a.doubleOption("--lr", 0.8, 0, 1000);
-        long seed = a.intOption("--seed", 1, 0, Integer.MAX_VALUE);
-        String dataFile = a.option("--data", null);
-        TrainingData data = dataFile == null ? TrainingData.spiral(200, 3, 0.15, seed) : TrainingData.csv(Path.of(dataFile));
-        batchSize = Math.min(batchSize, data.rows);
-        if (batchSize < devices.size()) {
-            throw new IllegalArgumentException("--batch " + batchSize + " is smaller than the " + devices.size()
+        int workers = workersOption != null ? workersOption : local ? 1 : 2;
+        if (local && workers != 1) {
+            throw new IllegalArgumentException("--workers " + workers + " needs --kvstore dist_sync or dist_async "
+                    + "(a local store has one worker)");
+        }
+        Cli.inRange("--workers", workers, 1, 64);
+        Cli.inRange("--epochs", epochs, 1, 1_000_000);
+        Cli.inRange("--batch", batchSize, 1, 1 << 20);
+        Cli.inRange("--hidden", hidden, 1, 1 << 14);
+        float lr = (float) Cli.inRange("--lr", lrOption, 0, 1000);
+        Cli.inRange("--seed", seed, 0, Integer.MAX_VALUE);
+        List<Context> devices = parseDevices(devicesOption != null ? devicesOption : local ? "cpu:0,cpu:1" : "cpu:0");
+        TrainingData data = dataFile == null ? TrainingData.spiral(200, 3, 0.15, seed) : TrainingData.csv(dataFile);
+        int batch = Math.min(batchSize, data.rows);
+        int totalDevices = workers * devices.size();
+        if (batch < totalDevices) {
+            throw new IllegalArgumentException("--batch " + batch + " is smaller than the " + totalDevices
                     + " devices: each device needs at least one sample per batch");
         }
-        String traceOption = a.option("--trace",
-                Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString());
-        Path trace = traceOption.equals("off") ? null : Path.of(traceOption);
-        Context host = hostContext(devices);
+        int last = data.rows % batch;
+        if (workers > 1 && last != 0 && last < totalDevices) {
+            throw new IllegalArgumentException("the last batch of each epoch has " + last + " samples, fewer than the "
+                    + totalDevices + " devices of the " + workers + " workers: choose a --batch that divides the "
+                    + data.rows + " samples or leaves at least " + totalDevices);
+        }
+        if (rank == 0 && workers > 1 && members == null) {
+            return launchAndTrain(workers, devices, data, batch, lr);
+        }
+        return train(workers, devices, data, batch, lr);
+    }
 
-        try (Engine engine = Engine.create(a.engine)) {
-            MultiDeviceTraining run = new MultiDeviceTraining(engine, devices, host, data, batchSize, hidden, lr, seed);
-            System.out.printf("engine %s; devices %s; host ops (gradient sums, SGD) on %s%n", engine.name(),
-                    join(devices), host);
-            System.out.printf("data: %s; batch %d (%s per device); hidden %d; lr %s; %d epochs%n", data.description,
-                    batchSize, run.rowsPerDeviceText(), hidden, lr, epochs);
-            // Ring sizes and the like come from -Ddepengine.profiler.* (see profiler/README.md).
+    /** Rank 0 of a multi-process run: starts the other workers on loopback, trains with them, checks how they ended. */
+    private int launchAndTrain(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
+        List<Integer> ports = WorkerProcesses.freePorts(workers);
+        StringBuilder list = new StringBuilder();
+        for (int p : ports) {
+            list.append(list.length() == 0 ? "" : ",").append("127.0.0.1:").append(p);
+        }
+        members = list.toString();
+        cluster = "depengine-mdt-" + UUID.randomUUID();
+        Path logDir = Path.of(System.getProperty("java.io.tmpdir"));
+        try (WorkerProcesses others = new WorkerProcesses()) {
+            for (int r = 1; r < workers; r++) {
+                others.start(r, workerArgs(r, workers), logDir.resolve("MultiDeviceTraining.rank" + r + ".log"));
+            }
+            System.out.printf("kvstore %s: %d workers on loopback (%s), cluster %s; ranks 1..%d log to %s%n", kvstoreType,
+                    workers, members, cluster, workers - 1, others.logs());
+            int status = train(workers, devices, data, batch, lr);
+            String failure = others.awaitAll(60);
+            if (failure != null) {
+                System.err.println("MultiDeviceTraining: " + failure);
+                return 1;
+            }
+            return status;
+        }
+    }
+
+    private List<String> workerArgs(int r, int workers) {
+        List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--kvstore", kvstoreType,
+                "--workers", Integer.toString(workers), "--epochs", Integer.toString(epochs),
+                "--batch", Integer.toString(batchSize), "--hidden", Integer.toString(hidden),
+                "--lr", Double.toString(lrOption), "--seed", Integer.toString(seed), "--trace", "off",
+                "--rank", Integer.toString(r), "--members", members, "--cluster", cluster));
+        if (devicesOption != null) {
+            a.addAll(List.of("--devices", devicesOption));
+        }
+        if (dataFile != null) {
+            a.addAll(List.of("--data", dataFile.toString()));
+        }
+        return a;
+    }
+
+    private KVStoreSettings storeSettings(int workers) {
+        if (workers == 1 && members == null) {
+            return KVStoreSettings.fromSystemProperties();
+        }
+        String[] addresses = members.split(",");
+        String own = addresses[rank];
+        return KVStoreSettings.fromSystemProperties().toBuilder()
+                .members(members).rank(rank).numWorkers(workers).clusterName(cluster)
+                .port(Integer.parseInt(own.substring(own.lastIndexOf(':') + 1)))
+                .set("portCount", "1")
+                // A pull waits for the slowest worker's push: generous on a shared machine.
+                .timeoutMs(Long.getLong("depengine.kvstore.timeoutMs", 30_000))
+                .build();
+    }
+
+    private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
+        String traceText = traceOption != null ? traceOption
+                : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString();
+        Path trace = traceText.equals("off") || rank != 0 ? null : Path.of(traceText);
+        Context host = hostContext(devices);
+        try (Engine engine = Engine.create(common.engine);
+             KVStore kv = KVStore.open(engine, kvstoreType, storeSettings(workers))) {
+            Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed);
+            boolean print = rank == 0;
+            if (print) {
+                System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
+                        + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),
+                        workers == 1 ? "1 worker" : workers + " workers");
+                System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs%n", data.description,
+                        batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers" : "", hidden, lr,
+                        epochs);
+                if (kv.type().equals("dist_async")) {
+                    System.out.println("dist_async: the epoch lines count rank 0's samples only (the workers do not wait "
+                            + "for each other)");
+                }
+            }
             Profiler profiler = trace == null ? null
                     : Profiler.Builder.fromSystemProperties().mode(Profiler.Mode.ALL).build().start(engine);
             long t0 = System.nanoTime();
-            run.pushTraining(epochs, seed);
-            double accuracy = run.evaluate();
+            run.pushTraining(epochs, seed, print);
+            engine.waitForAll();
+            kv.barrier(); // every worker's pushes have landed: the weights are final
+            double accuracy = print ? run.evaluate() : Double.NaN;
             engine.waitForAll();
             long t1 = System.nanoTime();
+            kv.barrier(); // the others stay until rank 0 has read the weights
             if (profiler != null) {
                 profiler.stop();
                 profiler.dump(trace);
                 profiler.writeHtml(htmlBeside(trace));
             }
-
+            if (!print) {
+                return 0;
+            }
             System.out.printf(Locale.ROOT, "final accuracy on all %d samples: %.1f%%%n", data.rows, 100 * accuracy);
-            List<Long> ends = run.progress.epochEnds;
+            List<Long> ends = run.epochEnds;
             double first = (ends.get(0) - t0) / 1e6;
             double rest = epochs > 1 ? (ends.get(epochs - 1) - ends.get(0)) / 1e6 / (epochs - 1) : first;
             System.out.printf(Locale.ROOT, "time per epoch: %.1f ms (mean of epochs 2..%d; epoch 1 with warm-up: %.1f ms); "
@@ -131,151 +246,210 @@ public final class MultiDeviceTraining {
                         trace.toAbsolutePath(), profiler.stats().opCount());
                 System.out.printf("timeline: %s (open in a browser)%n", htmlBeside(trace).toAbsolutePath());
             }
+            return 0;
         }
     }
 
-    /** Pushes every epoch: a shuffle, then each batch's device work, gradient copies, SGD and weight copies. */
-    private void pushTraining(int epochs, long seed) {
-        for (Replica r : replicas) {
-            r.pushWeightsIn(engine, r.fc1, model.fc1);
-            r.pushWeightsIn(engine, r.fc2, model.fc2);
-        }
-        // Two shuffled copies of the data, alternating by epoch, so that the next epoch's shuffle
-        // overlaps this epoch's copies to the devices.
-        HostData[] epochData = {
-            new HostData(engine, "epoch data A", data.rows, data.features),
-            new HostData(engine, "epoch data B", data.rows, data.features)
-        };
-        int batches = (data.rows + batch - 1) / batch;
-        for (int e = 0; e < epochs; e++) {
-            HostData src = epochData[e % 2];
-            src.pushShuffle(engine, host, data, seed * 1_000_003L + e, "shuffle epoch " + (e + 1));
-            for (int b = 0; b < batches; b++) {
-                int first = b * batch;
-                pushBatch(src, first, Math.min(batch, data.rows - first), true, batches);
-            }
-            pushEpochReport(e + 1, epochs);
-        }
-    }
+    /** One worker's training: its replicas, the store, and the ops it pushes. */
+    private final class Trainer {
+        private final Engine engine;
+        private final KVStore kv;
+        private final List<Replica> replicas = new ArrayList<>();
+        private final HostModel model;
+        private final TrainingData data;
+        private final int batch;
+        private final int totalDevices;
+        private final int firstDevice;
+        private final boolean exchangeMetrics;
+        private final EpochMetrics metrics;
+        private final VarHandle progressVar;
+        /** Written only by ops that write {@link #progressVar}; read after the waits. */
+        final List<Long> epochEnds = new ArrayList<>();
+        private double lastAccuracy;
 
-    /** Pushes a forward pass over all the data, unshuffled, with the trained weights; waits; returns the accuracy. */
-    private double evaluate() {
-        HostData all = new HostData(engine, "all data", data.rows, data.features);
-        all.fill(data);
-        int batches = (data.rows + batch - 1) / batch;
-        for (int b = 0; b < batches; b++) {
-            int first = b * batch;
-            pushBatch(all, first, Math.min(batch, data.rows - first), false, batches);
+        Trainer(Engine engine, KVStore kv, List<Context> devices, Context host, TrainingData data, int batch, int hidden,
+                float lr, long seed) {
+            this.engine = engine;
+            this.kv = kv;
+            this.data = data;
+            this.batch = batch;
+            this.totalDevices = kv.numWorkers() * devices.size();
+            this.firstDevice = kv.rank() * devices.size();
+            // dist_async: a pull does not wait for the other workers, so the metrics stay per worker.
+            this.exchangeMetrics = !kv.type().equals("dist_async");
+            int maxRows = (batch + totalDevices - 1) / totalDevices;
+            for (Context c : devices) {
+                replicas.add(new Replica(engine, c, Math.max(maxRows, (batch + devices.size() - 1) / devices.size()),
+                        data.features, hidden, data.classes));
+            }
+            model = new HostModel(engine, data.features, hidden, data.classes, seed + 1);
+            metrics = new EpochMetrics(engine, host, data.rows);
+            progressVar = engine.newVariable("progress");
+            kv.setUpdater(new TrainingUpdater(lr));
         }
-        engine.waitForVar(progressVar);
-        return (double) progress.correct / progress.seen;
-    }
 
-    private void pushBatch(HostData src, int first, int size, boolean train, int batchesPerEpoch) {
-        int[] rows = split(size, replicas.size());
-        List<Replica> active = new ArrayList<>();
-        List<Integer> starts = new ArrayList<>();
-        int start = first;
-        for (int d = 0; d < replicas.size(); d++) {
-            if (rows[d] == 0) {
-                continue;
-            }
-            Replica r = replicas.get(d);
-            r.pushLoad(engine, src, start, rows[d]);
-            r.pushForward(engine, rows[d], train, 1f / size); // the gradient of the mean loss over the whole batch
-            if (train) {
-                r.pushBackward(engine, rows[d]);
-            }
-            active.add(r);
-            starts.add(start);
-            start += rows[d];
-        }
-        pushMetrics(src, active, starts, rows, train, batchesPerEpoch);
-        if (train) {
-            List<Replica.Dense> fc2 = new ArrayList<>();
-            List<Replica.Dense> fc1 = new ArrayList<>();
-            for (Replica r : active) {
-                fc2.add(r.fc2);
-                fc1.add(r.fc1);
-            }
-            model.pushSgd(engine, host, model.fc2, fc2, lr);
-            for (Replica r : replicas) {
-                r.pushWeightsIn(engine, r.fc2, model.fc2);
-            }
-            model.pushSgd(engine, host, model.fc1, fc1, lr);
+        /** Pushes the initial weights (rank 0's reach the store), then every epoch's batches and report. */
+        void pushTraining(int epochs, long seed, boolean print) {
+            Replica first = replicas.get(0);
             for (Replica r : replicas) {
                 r.pushWeightsIn(engine, r.fc1, model.fc1);
+                r.pushWeightsIn(engine, r.fc2, model.fc2);
+            }
+            for (Replica.Dense layer : List.of(first.fc1, first.fc2)) {
+                kv.init(layer.weightKey(), layer.weights);
+                kv.init(layer.biasKey(), layer.bias);
+            }
+            metrics.pushClear(engine);
+            kv.init(METRICS, metrics.local);
+            for (int layer = 1; layer <= 2; layer++) {
+                pullLayer(layer);
+            }
+            // Two shuffled copies of the data, alternating by epoch, so that the next epoch's shuffle
+            // overlaps this epoch's copies to the devices. Every worker draws the same shuffle.
+            HostData[] epochData = {
+                new HostData(engine, "epoch data A", data.rows, data.features),
+                new HostData(engine, "epoch data B", data.rows, data.features)
+            };
+            int batches = (data.rows + batch - 1) / batch;
+            for (int e = 0; e < epochs; e++) {
+                HostData src = epochData[e % 2];
+                src.pushShuffle(engine, metricsHost(), data, seed * 1_000_003L + e, "shuffle epoch " + (e + 1));
+                for (int b = 0; b < batches; b++) {
+                    int start = b * batch;
+                    pushBatch(src, start, Math.min(batch, data.rows - start), true, totalDevices, firstDevice);
+                }
+                pushEpochReport(e + 1, epochs, print);
             }
         }
-    }
 
-    /** Adds a batch's loss and correct predictions to {@link #progress}, in device order; draws the bar. */
-    private void pushMetrics(HostData src, List<Replica> active, List<Integer> starts, int[] rows, boolean train,
-                             int batchesPerEpoch) {
-        List<VarHandle> reads = new ArrayList<>();
-        reads.add(src.var);
-        for (Replica r : active) {
-            reads.add(r.hostOut);
+        private Context metricsHost() {
+            return hostContext(contexts());
         }
-        int classes = data.classes;
-        boolean live = train && System.console() != null;
-        engine.pushSync(rc -> {
-            IntBuffer labels = src.labels();
-            int k = 0;
-            for (int d = 0; d < replicas.size(); d++) {
-                if (rows[d] == 0) {
+
+        private List<Context> contexts() {
+            List<Context> cs = new ArrayList<>();
+            for (Replica r : replicas) {
+                cs.add(r.ctx);
+            }
+            return cs;
+        }
+
+        /**
+         * Rank 0 alone, after training: a forward pass over all the data, unshuffled, on its own devices
+         * with the final weights; waits; returns the accuracy.
+         */
+        double evaluate() {
+            for (int layer = 1; layer <= 2; layer++) {
+                pullLayer(layer);
+            }
+            HostData all = new HostData(engine, "all data", data.rows, data.features);
+            all.fill(data);
+            metrics.pushClear(engine);
+            int batches = (data.rows + batch - 1) / batch;
+            for (int b = 0; b < batches; b++) {
+                int start = b * batch;
+                pushBatch(all, start, Math.min(batch, data.rows - start), false, replicas.size(), 0);
+            }
+            metrics.pushSummary(engine, metrics.local, progressVar, "evaluation", s -> lastAccuracy = s.accuracy());
+            engine.waitForVar(progressVar);
+            return lastAccuracy;
+        }
+
+        /**
+         * One batch: this worker's devices {@code firstDevice ..} of {@code devices} get their slices
+         * (positions {@code start ..} of the pass); when training, each layer's gradient is pushed as soon
+         * as the backward pass has it (fc2 first) and its new weights pulled into every replica.
+         */
+        private void pushBatch(HostData src, int start, int size, boolean train, int devices, int firstDevice) {
+            int[] rows = split(size, devices);
+            int pos = start;
+            for (int d = 0; d < firstDevice; d++) {
+                pos += rows[d];
+            }
+            List<Replica> active = new ArrayList<>();
+            List<Integer> starts = new ArrayList<>();
+            List<Integer> counts = new ArrayList<>();
+            for (int i = 0; i < replicas.size(); i++) {
+                int n = rows[firstDevice + i];
+                if (n == 0) {
                     continue;
                 }
-                Replica r = active.get(k);
-                int first = starts.get(k++);
-                FloatBuffer loss = r.hostLoss();
-                FloatBuffer logits = r.hostLogits();
-                for (int i = 0; i < rows[d]; i++) {
-                    progress.lossSum += loss.get(i);
-                    int best = 0;
-                    for (int c = 1; c < classes; c++) {
-                        if (logits.get(i * classes + c) > logits.get(i * classes + best)) {
-                            best = c;
-                        }
-                    }
-                    progress.correct += best == labels.get(first + i) ? 1 : 0;
+                Replica r = replicas.get(i);
+                r.pushLoad(engine, src, pos, n);
+                r.pushForward(engine, n, train, 1f / size); // the gradient of the mean loss over the whole batch
+                if (train) {
+                    r.pushBackward(engine, n);
                 }
-                progress.seen += rows[d];
+                active.add(r);
+                starts.add(pos);
+                counts.add(n);
+                pos += n;
             }
-            progress.batches++;
-            if (live) {
-                System.out.print("\r" + bar(progress.batches, batchesPerEpoch));
-                System.out.flush();
+            metrics.pushRecord(engine, src, active, starts, counts, data.classes, train);
+            if (train) {
+                pushLayer(2, active);
+                pushLayer(1, active);
             }
-        }, host, reads, List.of(progressVar), FnProperty.NORMAL, 0, train ? "metrics" : "evaluation metrics");
-    }
-
-    /** Prints the epoch's line once its last batch's metrics are in, then starts the next epoch's sums. */
-    private void pushEpochReport(int epoch, int epochs) {
-        String overwrite = System.console() != null ? "\r" : ""; // over the live bar, on a terminal
-        engine.pushSync(rc -> {
-            long now = System.nanoTime();
-            List<Long> ends = progress.epochEnds;
-            double loss = progress.lossSum / progress.seen;
-            String ms = ends.isEmpty() ? "" : String.format(Locale.ROOT, "  %6.1f ms", (now - ends.get(ends.size() - 1)) / 1e6);
-            System.out.printf(Locale.ROOT, "%sepoch %" + digits(epochs) + "d/%d %s loss %.5f  acc %5.1f%%%s%n", overwrite, epoch, epochs,
-                    bar(1, 1), loss, 100.0 * progress.correct / progress.seen, ms);
-            progress.lossCurve.add(loss);
-            ends.add(now);
-            progress.lossSum = 0;
-            progress.correct = 0;
-            progress.seen = 0;
-            progress.batches = 0;
-        }, host, List.of(), List.of(progressVar), FnProperty.NORMAL, 0, "epoch report");
-    }
-
-    private String rowsPerDeviceText() {
-        int[] rows = split(batch, replicas.size());
-        StringBuilder sb = new StringBuilder();
-        for (int r : rows) {
-            sb.append(sb.length() == 0 ? "" : "+").append(r);
         }
-        return sb.toString();
+
+        /** Pushes layer {@code layer}'s gradients of the active replicas and pulls its weights into all. */
+        private void pushLayer(int layer, List<Replica> active) {
+            List<DeviceArray> w = new ArrayList<>();
+            List<DeviceArray> b = new ArrayList<>();
+            for (Replica r : active) {
+                Replica.Dense d = layer == 1 ? r.fc1 : r.fc2;
+                w.add(d.weightGrad);
+                b.add(d.biasGrad);
+            }
+            Replica.Dense first = layer == 1 ? replicas.get(0).fc1 : replicas.get(0).fc2;
+            kv.push(first.weightKey(), w, -layer); // MXNet's priority: the first layer's weights come back first
+            kv.push(first.biasKey(), b, -layer);
+            pullLayer(layer);
+        }
+
+        private void pullLayer(int layer) {
+            List<DeviceArray> w = new ArrayList<>();
+            List<DeviceArray> b = new ArrayList<>();
+            for (Replica r : replicas) {
+                Replica.Dense d = layer == 1 ? r.fc1 : r.fc2;
+                w.add(d.weights);
+                b.add(d.bias);
+            }
+            Replica.Dense first = layer == 1 ? replicas.get(0).fc1 : replicas.get(0).fc2;
+            kv.pull(first.weightKey(), w, -layer);
+            kv.pull(first.biasKey(), b, -layer);
+        }
+
+        /** Sums the epoch's metrics (over every worker, except with dist_async) and prints the epoch's line on rank 0. */
+        private void pushEpochReport(int epoch, int epochs, boolean print) {
+            DeviceArray from = metrics.local;
+            if (exchangeMetrics) {
+                kv.push(METRICS, metrics.local, 0);
+                kv.pull(METRICS, metrics.all, 0);
+                from = metrics.all;
+            }
+            String overwrite = print && System.console() != null ? "\r" : "";
+            metrics.pushSummary(engine, from, progressVar, "epoch report", s -> {
+                long now = System.nanoTime();
+                String ms = epochEnds.isEmpty() ? ""
+                        : String.format(Locale.ROOT, "  %6.1f ms", (now - epochEnds.get(epochEnds.size() - 1)) / 1e6);
+                epochEnds.add(now);
+                if (print) {
+                    System.out.printf(Locale.ROOT, "%sepoch %" + digits(epochs) + "d/%d %s loss %.5f  acc %5.1f%%%s%n",
+                            overwrite, epoch, epochs, bar(1, 1), s.meanLoss(), 100.0 * s.accuracy(), ms);
+                }
+            });
+            metrics.pushClear(engine);
+        }
+
+        String rowsPerDeviceText() {
+            int[] rows = split(batch, totalDevices);
+            StringBuilder sb = new StringBuilder();
+            for (int r : rows) {
+                sb.append(sb.length() == 0 ? "" : "+").append(r);
+            }
+            return sb.toString();
+        }
     }
 
     /** {@code size} rows split over {@code parts} as evenly as possible, the larger parts first. */

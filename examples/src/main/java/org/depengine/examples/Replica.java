@@ -8,6 +8,7 @@ import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.Device;
+import org.depengine.api.device.DeviceArray;
 import org.depengine.api.device.DeviceBuffer;
 import org.depengine.api.device.Devices;
 import org.depengine.api.device.Stream;
@@ -26,11 +27,17 @@ import org.depengine.api.device.primitive.SoftmaxCrossEntropy;
  * <p>Buffers are sized for {@code maxRows} samples; a batch may use fewer. Variables:
  * {@code input} (x, labels), each layer's {@code params} (w, b) and {@code grads} (dw, db),
  * the activations {@code a1}, the logits {@code z2}, {@code loss}, {@code dz2}, {@code da1}; on the
- * host, each layer's {@code hostGrads} and {@code hostOut} (per-sample loss, then logits).
+ * host, {@code hostOut} (per-sample loss, then logits). The gradients leave the device, and the new
+ * weights come back, through the KVStore (see {@link MultiDeviceTraining}).
  */
 final class Replica {
-    /** One fully connected layer's memory on this device, and its gradient's copy on the host. */
+    /**
+     * One fully connected layer's memory on this device. The KVStore sees it as four arrays: the
+     * weights and bias (pulled into, guarded by {@link #params}) and their gradients (pushed, guarded
+     * by {@link #grads}).
+     */
     static final class Dense {
+        final String name;
         final int in;
         final int out;
         final DeviceBuffer w;
@@ -39,11 +46,13 @@ final class Replica {
         final DeviceBuffer db;
         final VarHandle params;
         final VarHandle grads;
-        final VarHandle hostGrads;
-        /** dw (in × out floats) then db (out floats), as {@link HostModel} lays out a layer's parameters. */
-        final ByteBuffer hostGradBuf;
+        final DeviceArray weights;
+        final DeviceArray bias;
+        final DeviceArray weightGrad;
+        final DeviceArray biasGrad;
 
         Dense(Engine engine, Device device, String name, int in, int out) {
+            this.name = name;
             this.in = in;
             this.out = out;
             w = device.allocate(4L * in * out);
@@ -53,13 +62,19 @@ final class Replica {
             String at = name + "@" + device.context();
             params = engine.newVariable(at + ".params");
             grads = engine.newVariable(at + ".grads");
-            hostGrads = engine.newVariable(at + ".grads(host)");
-            hostGradBuf = device.allocateHost(4 * (in * out + out));
+            weights = new DeviceArray(w, params);
+            bias = new DeviceArray(b, params);
+            weightGrad = new DeviceArray(dw, grads);
+            biasGrad = new DeviceArray(db, grads);
         }
 
-        /** The host copy of the gradient, as floats: dw then db. Read it only in ops that read {@link #hostGrads}. */
-        FloatBuffer hostGradients() {
-            return hostGradBuf.asFloatBuffer();
+        /** The key of the weights ({@code fc1.w}); the bias is {@code fc1.b}. */
+        String weightKey() {
+            return name + ".w";
+        }
+
+        String biasKey() {
+            return name + ".b";
         }
     }
 
@@ -168,8 +183,8 @@ final class Replica {
     }
 
     /**
-     * Backward pass of the last forward: each layer's gradient is copied to the host as soon as it
-     * exists, fc2's while fc1's is still being computed.
+     * Backward pass of the last forward: fc2's gradient first (so that its push can start while fc1's
+     * is still being computed), then fc1's.
      */
     void pushBackward(Engine engine, int n) {
         int h = fc1.out;
@@ -178,7 +193,6 @@ final class Replica {
             matmul.sgemm(s, true, false, h, classes, n, 1f, a1, dz2, 0f, fc2.dw); // a1ᵀ · dz2
             reduce.columnSums(s, n, classes, dz2, fc2.db);
         }, ctx, List.of(vA1, vDz2), List.of(fc2.grads), FnProperty.NORMAL, 0, "fc2 backward");
-        pushGradientCopy(engine, fc2, "copy fc2 gradient to host");
         engine.pushSync(rc -> {
             Stream s = rc.stream();
             matmul.sgemm(s, false, true, n, h, classes, 1f, dz2, fc2.w, 0f, da1); // dz2 · w2ᵀ
@@ -186,19 +200,9 @@ final class Replica {
             matmul.sgemm(s, true, false, fc1.in, h, n, 1f, x, da1, 0f, fc1.dw); // xᵀ · da1
             reduce.columnSums(s, n, h, da1, fc1.db);
         }, ctx, List.of(vDz2, fc2.params, vA1, input), List.of(vDa1, fc1.grads), FnProperty.NORMAL, 0, "fc1 backward");
-        pushGradientCopy(engine, fc1, "copy fc1 gradient to host");
     }
 
-    private void pushGradientCopy(Engine engine, Dense layer, String name) {
-        int weights = layer.in * layer.out;
-        engine.pushSync(rc -> {
-            Stream s = rc.stream();
-            memcpy.deviceToHost(s, layer.dw, 0, layer.hostGradBuf.slice(0, 4 * weights));
-            memcpy.deviceToHost(s, layer.db, 0, layer.hostGradBuf.slice(4 * weights, 4 * layer.out));
-        }, ctx, List.of(layer.grads), List.of(layer.hostGrads), FnProperty.COPY_FROM_DEVICE, 0, name);
-    }
-
-    /** Copies a layer's parameters from the host model to this device (a host-to-device copy op). */
+    /** Copies a layer's initial parameters from the host model to this device (a host-to-device copy op). */
     void pushWeightsIn(Engine engine, Dense layer, HostModel.Layer host) {
         int weights = layer.in * layer.out;
         engine.pushSync(rc -> {
@@ -206,7 +210,7 @@ final class Replica {
             memcpy.hostToDevice(s, host.params.slice(0, 4 * weights), layer.w, 0);
             memcpy.hostToDevice(s, host.params.slice(4 * weights, 4 * layer.out), layer.b, 0);
         }, ctx, List.of(host.var), List.of(layer.params), FnProperty.COPY_TO_DEVICE, 0,
-                "copy " + (layer == fc1 ? "fc1" : "fc2") + " weights to device");
+                "copy initial " + layer.name + " weights to device");
     }
 
     /** The per-sample losses of the last {@link #pushForward}; read only in ops that read {@link #hostOut}. */

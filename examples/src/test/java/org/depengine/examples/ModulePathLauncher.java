@@ -27,6 +27,12 @@ final class ModulePathLauncher {
     }
 
     static Result launch(List<String> jvmOptions, String mainClass, String... args) throws IOException, InterruptedException {
+        return launch(jvmOptions, 120, mainClass, args);
+    }
+
+    /** As {@link #launch(List, String, String...)}, for an example that may take up to {@code seconds}. */
+    static Result launch(List<String> jvmOptions, long seconds, String mainClass, String... args)
+            throws IOException, InterruptedException {
         Path target = Path.of("target");
         List<String> path = new ArrayList<>();
         path.add(target.resolve("classes").toString());
@@ -44,7 +50,7 @@ final class ModulePathLauncher {
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the example did not finish");
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "the example did not finish");
         return new Result(p.exitValue(), out);
     }
 }

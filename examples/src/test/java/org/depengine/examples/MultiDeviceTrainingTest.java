@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs MultiDeviceTraining on the module path and checks what it learned: at least 95 % accuracy on the
- * default spiral, and the same loss curve under every engine (the host sums gradients in device order,
- * so no engine can change the arithmetic).
+ * default spiral, and the same loss curve under every engine and with two worker processes (the store
+ * sums gradients in device order, then rank order, so no engine or process split changes the arithmetic).
  */
 class MultiDeviceTrainingTest {
     private static final String MAIN = "org.depengine.examples.MultiDeviceTraining";
@@ -96,10 +96,47 @@ class MultiDeviceTrainingTest {
             }
         }
         for (String op : List.of("load batch", "fc1 forward", "fc2 forward", "loss and gradient", "fc2 backward",
-                "fc1 backward", "copy fc2 gradient to host", "copy fc1 gradient to host", "sum gradients, SGD step fc1",
-                "sum gradients, SGD step fc2", "copy fc1 weights to device", "copy fc2 weights to device", "metrics")) {
+                "fc1 backward", "metrics", "epoch report")) {
             assertTrue(names.contains(op), "no '" + op + "' in the trace; names: " + names);
         }
+        // The KVStore's ops: device-to-host copies and the sum of the gradients, the store's update, the copies back.
+        for (String prefix : List.of("kvstore push fc1.w round 1: copy", "kvstore push fc2.b round 1: sum 2 values",
+                "kvstore push fc1.w round 1", "kvstore pull fc2.w round 1: copy to")) {
+            assertTrue(names.stream().anyMatch(n -> n.startsWith(prefix)), "no '" + prefix + "...' in the trace; names: " + names);
+        }
+    }
+
+    /**
+     * {@code --kvstore dist_sync --workers 2}: two worker JVMs on loopback, one device each, print the same
+     * loss curve as one process with both devices (the store sums in the same order); {@code dist_async}
+     * learns too.
+     */
+    @Test
+    void twoWorkerProcessesMatchTheLocalCurveWithDistSyncAndLearnWithDistAsync() throws Exception {
+        Run local = train("perdevice", "cpu:0,cpu:1", dir.resolve("local.json"), "--kvstore", "local");
+        Run sync = trainDistributed("dist_sync");
+        assertEquals(local.losses, sync.losses, "dist_sync over 2 workers against local on cpu:0,cpu:1\n" + sync.out);
+        assertTrue(sync.accuracy >= 95.0, sync.out);
+        Run async = trainDistributed("dist_async");
+        assertEquals(30, async.losses.size(), async.out);
+        assertTrue(async.accuracy >= 95.0, "dist_async reached only " + async.accuracy + "%\n" + async.out);
+    }
+
+    private Run trainDistributed(String type) throws Exception {
+        ModulePathLauncher.Result r = ModulePathLauncher.launch(List.of(), 420, MAIN, "--kvstore", type, "--workers", "2",
+                "--trace", "off");
+        assertEquals(0, r.exitCode(), r.output());
+        String out = r.output();
+        assertTrue(out.contains("kvstore " + type + ": 2 workers on loopback"), out);
+        assertTrue(out.contains("devices cpu:0; host ops (shuffles, metrics) on cpu:1; kvstore " + type + " (2 workers"), out);
+        List<Double> losses = new ArrayList<>();
+        Matcher m = EPOCH.matcher(out);
+        while (m.find()) {
+            losses.add(Double.parseDouble(m.group(3)));
+        }
+        Matcher f = FINAL.matcher(out);
+        assertTrue(f.find(), out);
+        return new Run(losses, Double.parseDouble(f.group(2)), out);
     }
 
     @Test
@@ -108,7 +145,7 @@ class MultiDeviceTrainingTest {
         Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
         Run perdevice = train("perdevice", "opencl:0,cpu:0", dir.resolve("ocl.json"));
         assertTrue(perdevice.accuracy >= 95.0, perdevice.out);
-        assertTrue(perdevice.out.contains("host ops (gradient sums, SGD) on cpu:1"), perdevice.out);
+        assertTrue(perdevice.out.contains("host ops (shuffles, metrics) on cpu:1"), perdevice.out);
         Run pooled = train("pooled", "opencl:0,cpu:0", dir.resolve("ocl-pooled.json"));
         assertSameCurve(perdevice, pooled, "pooled against perdevice on opencl:0,cpu:0");
     }
@@ -136,6 +173,13 @@ class MultiDeviceTrainingTest {
         ModulePathLauncher.Result twice = ModulePathLauncher.launch(List.of(), MAIN, "--devices", "cpu:0,cpu:0");
         assertNotEquals(0, twice.exitCode());
         assertTrue(twice.output().contains("--devices lists cpu:0 twice"), twice.output());
+
+        ModulePathLauncher.Result workers = ModulePathLauncher.launch(List.of(), MAIN, "--workers", "2");
+        assertEquals(2, workers.exitCode(), workers.output());
+        assertTrue(workers.output().contains("--workers 2 needs --kvstore dist_sync or dist_async"), workers.output());
+        ModulePathLauncher.Result type = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "nccl");
+        assertEquals(2, type.exitCode(), type.output());
+        assertTrue(type.output().contains("--kvstore nccl: use local, dist_sync or dist_async"), type.output());
 
         Path bad = dir.resolve("bad.csv");
         Files.writeString(bad, "1.0,2.0,0\n1.0,oops,1\n");

@@ -1,0 +1,101 @@
+package org.depengine.examples;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The worker JVMs of a {@code --workers N} run on loopback: this process is rank 0 and starts ranks
+ * 1..N-1 with the same module path (or class path), each logging to a file of its own.
+ */
+final class WorkerProcesses implements AutoCloseable {
+    private static final String MAIN = "org.depengine.examples.MultiDeviceTraining";
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Path> logs = new ArrayList<>();
+
+    /** {@code n} free loopback ports, one per worker's Hazelcast member. */
+    static List<Integer> freePorts(int n) throws IOException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+        } finally {
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        }
+        return ports;
+    }
+
+    /** Starts rank {@code rank} with {@code args} (the worker's own command line), logging to {@code log}. */
+    void start(int rank, List<String> args, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        String modulePath = System.getProperty("jdk.module.path");
+        if (modulePath != null) {
+            cmd.add("--enable-native-access=jocl,jcuda,org.depengine.device.cuda"); // as run-example does
+            cmd.add("--module-path");
+            cmd.add(modulePath);
+            cmd.add("-m");
+            cmd.add("org.depengine.examples/" + MAIN);
+        } else {
+            cmd.add("-cp");
+            cmd.add(System.getProperty("java.class.path"));
+            cmd.add(MAIN);
+        }
+        cmd.addAll(args);
+        Files.createDirectories(log.toAbsolutePath().getParent());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        processes.add(p);
+        logs.add(log);
+    }
+
+    /** Where the workers log, in rank order from rank 1. */
+    List<Path> logs() {
+        return List.copyOf(logs);
+    }
+
+    /**
+     * Waits up to {@code seconds} for every worker to exit.
+     *
+     * @return null when all exited with status 0, else what went wrong, with the end of the worker's log
+     */
+    String awaitAll(long seconds) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        for (int i = 0; i < processes.size(); i++) {
+            Process p = processes.get(i);
+            if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                return "worker rank " + (i + 1) + " did not exit within " + seconds + " s; log " + logs.get(i);
+            }
+            if (p.exitValue() != 0) {
+                return "worker rank " + (i + 1) + " exited with status " + p.exitValue() + "; log " + logs.get(i)
+                        + ":" + System.lineSeparator() + tail(logs.get(i));
+            }
+        }
+        return null;
+    }
+
+    private static String tail(Path log) throws IOException {
+        List<String> lines = Files.readAllLines(log);
+        return String.join(System.lineSeparator(), lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+    }
+
+    /** Kills the workers still running (after a failure of this process). */
+    @Override
+    public void close() {
+        for (Process p : processes) {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package org.depengine.kvstore.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.util.Objects;
+import java.util.Set;
+import org.depengine.api.Engine;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.spi.KVStoreProvider;
+
+/**
+ * Makes {@code dist_sync} and {@code dist_async} stores on a Hazelcast cluster. Each store starts its
+ * own Hazelcast instance (an embedded member, or a client with {@code mode=client}) from the settings
+ * and shuts it down when closed; opening returns once every one of {@code numWorkers} workers has joined.
+ *
+ * <p>Settings read (under {@code depengine.kvstore.}): {@code members}, {@code rank}, {@code numWorkers},
+ * {@code timeoutMs}, {@code mode}, {@code clusterName}, {@code port}, {@code splitFloats},
+ * {@code backups}, and this module's {@link ClusterSettings#EXTRA_NAMES}.
+ */
+public final class HazelcastKVStoreProvider implements KVStoreProvider {
+    /** Rounds: each key's update waits for every worker's push. */
+    public static final String DIST_SYNC = "dist_sync";
+    /** Each push is applied as it arrives. */
+    public static final String DIST_ASYNC = "dist_async";
+
+    /** For {@link java.util.ServiceLoader}. */
+    public HazelcastKVStoreProvider() {
+    }
+
+    @Override
+    public Set<String> types() {
+        return Set.of(DIST_SYNC, DIST_ASYNC);
+    }
+
+    @Override
+    public Set<String> settingNames() {
+        return ClusterSettings.EXTRA_NAMES;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws KVStoreException if the cluster cannot be joined or not every worker joins within
+     *     {@code joinTimeoutMs}
+     */
+    @Override
+    public KVStore open(Engine engine, String type, KVStoreSettings settings) {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(settings, "settings");
+        if (!types().contains(type)) {
+            throw new IllegalArgumentException("this provider makes " + types() + " stores, not '" + type + "'");
+        }
+        ClusterSettings cluster = ClusterSettings.from(settings);
+        HazelcastInstance hz;
+        try {
+            hz = ClusterNode.start(cluster);
+        } catch (RuntimeException e) {
+            throw new KVStoreException(null, settings.rank(), "cannot " + (cluster.client() ? "connect to" : "join")
+                    + " cluster '" + cluster.clusterName() + "' at " + cluster.members(), e);
+        }
+        try {
+            return new DistKVStore(engine, type, settings, hz, true, cluster);
+        } catch (RuntimeException e) {
+            hz.shutdown();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens a store of {@code type} on a Hazelcast instance the caller already runs (a member or a
+     * client configured with {@link org.depengine.kvstore.hazelcast.cluster.ClusterNode}'s settings, or at
+     * least its serialization factory); the store leaves the instance running when closed. Several
+     * stores of one job (one {@code storeName}) must each have their own instance: ranks are mapped to
+     * instances.
+     *
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}
+     * @throws KVStoreException if not every worker joins within {@code joinTimeoutMs}
+     */
+    public static KVStore open(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz) {
+        Objects.requireNonNull(engine, "engine");
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(hz, "hz");
+        if (!DIST_SYNC.equals(type) && !DIST_ASYNC.equals(type)) {
+            throw new IllegalArgumentException("a Hazelcast store is 'dist_sync' or 'dist_async', not '" + type + "'");
+        }
+        return new DistKVStore(engine, type, settings, hz, false, ClusterSettings.from(settings));
+    }
+}

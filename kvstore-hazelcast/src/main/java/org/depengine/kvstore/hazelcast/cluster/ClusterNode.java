@@ -1,0 +1,79 @@
+package org.depengine.kvstore.hazelcast.cluster;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import org.depengine.kvstore.hazelcast.state.StateFactory;
+
+/**
+ * Starts this worker's Hazelcast instance: an embedded member (the default) or a client of a
+ * separate cluster. Members join over a fixed TCP member list (no multicast, no auto-detection),
+ * log through SLF4J, never phone home, and heartbeat every second so that a member gone silent is
+ * removed within seconds (a killed process is usually noticed at once, by its closed connections).
+ */
+public final class ClusterNode {
+    /** The maps of every store: {@code depengine.kv.<store name>}. */
+    public static final String MAP_PREFIX = "depengine.kv.";
+
+    private ClusterNode() {
+    }
+
+    /** Starts an embedded member or a client, as {@code settings} say; returns once it has joined. */
+    public static HazelcastInstance start(ClusterSettings settings) {
+        return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings))
+                : Hazelcast.newHazelcastInstance(memberConfig(settings));
+    }
+
+    /** The configuration of a member: also what a separate cluster's members must run with. */
+    public static Config memberConfig(ClusterSettings s) {
+        Config c = new Config();
+        c.setClusterName(s.clusterName());
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.setProperty("hazelcast.heartbeat.interval.seconds", Integer.toString(s.heartbeatSeconds()));
+        c.setProperty("hazelcast.max.no.heartbeat.seconds", Integer.toString(5 * s.heartbeatSeconds()));
+        c.setProperty("hazelcast.operation.call.timeout.millis", Long.toString(s.timeout().toMillis()));
+        // Join at once: the member list is fixed, there is nothing to wait for.
+        c.setProperty("hazelcast.wait.seconds.before.join", "0");
+        c.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+        c.setProperty("hazelcast.health.monitoring.level", "OFF");
+        c.setProperty("hazelcast.socket.bind.any", s.bindAddress() == null ? "true" : "false");
+        c.setProperty("hazelcast.partition.count", Integer.toString(s.partitions()));
+        NetworkConfig n = c.getNetworkConfig();
+        n.setPort(s.port()).setPortCount(s.portCount()).setPortAutoIncrement(s.portCount() > 1);
+        if (s.bindAddress() != null) {
+            n.getInterfaces().setEnabled(true).addInterface(s.bindAddress());
+        }
+        JoinConfig join = n.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(s.members());
+        // One backup: a lost member's keys live on in their backups. OBJECT: entry processors work on
+        // the arrays in place instead of deserializing and re-serializing them on every push.
+        c.addMapConfig(new MapConfig(MAP_PREFIX + "*").setBackupCount(s.backups()).setAsyncBackupCount(0)
+                .setInMemoryFormat(InMemoryFormat.OBJECT));
+        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
+        return c;
+    }
+
+    /** The configuration of a client of a separate cluster. */
+    public static ClientConfig clientConfig(ClusterSettings s) {
+        ClientConfig c = new ClientConfig();
+        c.setClusterName(s.clusterName());
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.setProperty("hazelcast.client.invocation.timeout.seconds",
+                Long.toString(Math.max(1, s.timeout().toSeconds())));
+        c.getNetworkConfig().setAddresses(s.members());
+        c.getConnectionStrategyConfig().getConnectionRetryConfig()
+                .setClusterConnectTimeoutMillis(s.timeout().toMillis());
+        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
+        return c;
+    }
+}

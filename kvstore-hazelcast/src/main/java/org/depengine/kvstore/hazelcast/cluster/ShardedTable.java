@@ -1,0 +1,536 @@
+package org.depengine.kvstore.hazelcast.cluster;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.state.InitOp;
+import org.depengine.kvstore.hazelcast.state.KeyOp;
+import org.depengine.kvstore.hazelcast.state.PushOp;
+import org.depengine.kvstore.hazelcast.state.RankOp;
+import org.depengine.kvstore.hazelcast.state.ReadOp;
+import org.depengine.kvstore.hazelcast.state.Rounds;
+import org.depengine.kvstore.hazelcast.state.Reply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker's view of a distributed key → float array table: every call is asynchronous and
+ * completes from Hazelcast's callbacks, so no caller's thread waits on the network.
+ *
+ * <p>Keys live in an {@code IMap} sharded over the members by partition; a key longer than
+ * {@code chunkFloats} is split into chunks (map keys {@code key#0}, {@code key#1}, ...) that hash to
+ * different partitions. Every change to a key runs as an entry processor on its owner.
+ *
+ * <p>A read that is not ready yet (its round has not completed, or the init has not landed) waits
+ * for the map's entry events on that key and is retried on each: event-driven, never polled. It
+ * fails after the timeout, or as soon as the key's owner reports that the round can no longer
+ * complete because a worker left the cluster (this class tells the owners, from its membership
+ * listener).
+ *
+ * <p>Thread-safe. Rounds are the caller's: the {@code r}-th push of a key by this rank is round {@code r}.
+ */
+public final class ShardedTable implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ShardedTable.class);
+    private static final char CHUNK = '#';
+    /** The key barriers are rounds of: a name no user key can clash with (they are never empty strings with NUL). */
+    private static final String BARRIER = "\u0000barrier";
+
+    private final HazelcastInstance hz;
+    private final IMap<String, org.depengine.kvstore.hazelcast.state.KeyState> map;
+    private final IMap<Integer, String> ranks;
+    private final int rank;
+    private final int workers;
+    private final boolean async;
+    private final int chunkFloats;
+    private final Duration timeout;
+    private final Duration joinTimeout;
+    private final ScheduledExecutorService timer;
+    private long barriers;
+    private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
+    private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final Map<UUID, Integer> rankOfMember = new ConcurrentHashMap<>();
+    private final UUID mapListener;
+    private final UUID ranksListener;
+    private final UUID membershipListener;
+    private volatile String closedBecause;
+
+    /**
+     * Joins the table {@code settings.storeName()} as {@code rank} of {@code workers} and waits (up to the
+     * timeout) until every rank has joined.
+     *
+     * @throws IllegalArgumentException if the rank is out of range or taken by a live member
+     * @throws KVStoreException if not every rank joined within the timeout
+     */
+    public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async) {
+        if (workers < 1 || rank < 0 || rank >= workers) {
+            throw new IllegalArgumentException("rank " + rank + " of " + workers + " workers: the rank must be 0.."
+                    + (workers - 1) + " and there must be at least one worker (depengine.kvstore.rank, depengine.kvstore.workers)");
+        }
+        this.hz = hz;
+        this.rank = rank;
+        this.workers = workers;
+        this.async = async;
+        this.chunkFloats = settings.chunkFloats();
+        this.timeout = settings.timeout();
+        this.joinTimeout = settings.joinTimeout();
+        String name = ClusterNode.MAP_PREFIX + settings.storeName();
+        map = hz.getMap(name);
+        ranks = hz.getMap(name + ".ranks");
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "kvstore-" + settings.storeName() + "-rank" + rank);
+            t.setDaemon(true);
+            return t;
+        });
+        mapListener = map.addEntryListener(new Events(), false);
+        CountDownLatch allJoined = new CountDownLatch(1);
+        ranksListener = ranks.addEntryListener((EntryAddedListener<Integer, String>) e -> {
+            rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
+            if (ranks.size() >= workers) {
+                allJoined.countDown();
+            }
+        }, true);
+        membershipListener = hz.getCluster().addMembershipListener(new Membership());
+        UUID me = hz.getLocalEndpoint().getUuid();
+        register(me);
+        for (Map.Entry<Integer, String> e : ranks.entrySet()) {
+            rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
+        }
+        if (ranks.size() >= workers) {
+            allJoined.countDown();
+        }
+        try {
+            if (!allJoined.await(settings.joinTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                close();
+                throw new KVStoreException(null, rank, "only ranks " + ranks.keySet() + " of " + workers
+                        + " workers joined table '" + settings.storeName() + "' within " + settings.joinTimeout().toMillis()
+                        + " ms; start the others with the same depengine.kvstore.members and clusterName", null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new KVStoreException(null, rank, "interrupted while waiting for the other workers", e);
+        }
+        init(BARRIER, new float[0]);
+    }
+
+    private void register(UUID me) {
+        String previous = ranks.putIfAbsent(rank, me.toString());
+        if (previous == null || previous.equals(me.toString())) {
+            return;
+        }
+        boolean live = hz.getCluster().getMembers().stream().anyMatch(m -> m.getUuid().toString().equals(previous));
+        if (live) {
+            throw new IllegalArgumentException("rank " + rank + " is already taken by member " + previous
+                    + ": give each worker its own depengine.kvstore.rank");
+        }
+        ranks.put(rank, me.toString()); // left over from a worker that is gone
+    }
+
+    /** This worker's rank. */
+    public int rank() {
+        return rank;
+    }
+
+    /** The number of workers. */
+    public int workers() {
+        return workers;
+    }
+
+    /**
+     * Declares {@code key} with {@code value}'s length; rank 0 also stores {@code value} as the key's
+     * first version (an init that finds the key initialised changes nothing). Other ranks store nothing:
+     * their first pull waits for rank 0's init.
+     */
+    public CompletableFuture<Void> init(String key, float[] value) {
+        Integer known = lengths.putIfAbsent(key, value.length);
+        if (known != null && known != value.length) {
+            return CompletableFuture.failedFuture(new KVStoreException(key, rank, "init with " + value.length
+                    + " floats: it was initialised with " + known, null));
+        }
+        if (rank != 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, value.length, (chunkKey, off, len) -> parts.add(call(chunkKey,
+                new InitOp(key, off, workers, asyncFor(key), slice(value, off, len)), key, "init")));
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /** Pushes this rank's {@code value} of {@code key} for round {@code round} (from 1), applied by {@code updater}. */
+    public CompletableFuture<Void> push(String key, long round, float[] value, Updater updater) {
+        return push(key, round, value, updater, "round " + Rounds.text(round));
+    }
+
+    /** As {@link #push(String, long, float[], Updater)}, naming the round {@code label} in errors. */
+    public CompletableFuture<Void> push(String key, long round, float[] value, Updater updater, String label) {
+        int len = requireLength(key, value.length, "push");
+        String what = "push " + label;
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(call(chunkKey,
+                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what)));
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /** Tells the owners that this rank's push of {@code round} was skipped (a failed producer): the round completes without it. */
+    public CompletableFuture<Void> pushSkipped(String key, long round, String label) {
+        int len = requireLength(key, -1, "push");
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(call(chunkKey,
+                PushOp.skipped(key, off, workers, rank, round), key, "skipped push " + label)));
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * The value of {@code key} once round {@code round} has completed (round 0: once the init has landed;
+     * {@code dist_async}: pass 0 and get the latest value after the init).
+     */
+    public CompletableFuture<float[]> pull(String key, long round) {
+        return pull(key, round, "round " + Rounds.text(round));
+    }
+
+    /** As {@link #pull(String, long)}, naming the round {@code label} in errors. */
+    public CompletableFuture<float[]> pull(String key, long round, String label) {
+        return pull(key, round, label, timeout);
+    }
+
+    private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
+        int len = requireLength(key, -1, "pull");
+        float[] out = new float[len];
+        String what = "pull " + label;
+        String closed = closedBecause;
+        if (closed != null) {
+            return CompletableFuture.failedFuture(failure(key, what, closed, null));
+        }
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, len, (chunkKey, off, n) -> {
+            Waiter w = new Waiter(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout);
+            parts.add(w.future.thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
+            w.start();
+        });
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> out);
+    }
+
+    /**
+     * Tells every key's owner that this rank has no more data in {@code period}: that period's rounds
+     * complete without it. (The barrier key is left out: barriers always wait for every rank.)
+     */
+    public CompletableFuture<Void> endOfData(int period) {
+        return onAllKeys(RankOp.endOfData(workers, async, rank, period), "end of data", false);
+    }
+
+    /** {@link #endOfData(int)} of period 0. */
+    public CompletableFuture<Void> endOfData() {
+        return endOfData(0);
+    }
+
+    /**
+     * A rendezvous of every rank: completes once every rank has called it as many times. The caller
+     * bounds the wait; a lost rank fails it.
+     */
+    public synchronized CompletableFuture<Void> barrier() {
+        long round = ++barriers;
+        String label = "barrier " + round;
+        return push(BARRIER, round, new float[0], null, label).thenCompose(v -> pull(BARRIER, round, label, joinTimeout))
+                .thenApply(v -> null);
+    }
+
+    /** Runs {@code op} on every chunk this worker knows, one call per key (each retried by Hazelcast on the key's current owner). */
+    private CompletableFuture<Void> onAllKeys(KeyOp op, String what, boolean withBarrier) {
+        Set<String> keys = new HashSet<>();
+        lengths.forEach((key, len) -> forEachChunk(key, len, (chunkKey, off, n) -> keys.add(chunkKey)));
+        if (!withBarrier) {
+            keys.remove(BARRIER);
+        }
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        for (String k : keys) {
+            parts.add(call(k, op, null, what));
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /** Barriers are sync rounds in either mode. */
+    private boolean asyncFor(String key) {
+        return async && !key.equals(BARRIER);
+    }
+
+    private int requireLength(String key, int length, String what) {
+        Integer known = lengths.get(key);
+        if (known == null) {
+            throw new IllegalArgumentException(what + " of unknown key '" + key + "' (rank " + rank + "): init it first");
+        }
+        if (length >= 0 && known != length) {
+            throw new IllegalArgumentException(what + " of key '" + key + "' with " + length + " floats: it holds " + known);
+        }
+        return known;
+    }
+
+    private CompletableFuture<Reply> call(String chunkKey, KeyOp op, String key, String what) {
+        String closed = closedBecause;
+        if (closed != null) {
+            return CompletableFuture.failedFuture(failure(key, what, closed, null));
+        }
+        CompletableFuture<Reply> f = new CompletableFuture<>();
+        map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+            if (err != null) {
+                f.completeExceptionally(failure(key, what, err.toString(), err));
+            } else if (reply.status() == Reply.Status.ERROR) {
+                f.completeExceptionally(failure(key, what, reply.message(), null));
+            } else {
+                f.complete(reply);
+            }
+        });
+        try {
+            ScheduledFuture<?> t = timer.schedule(() -> f.completeExceptionally(failure(key, what,
+                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+            f.whenComplete((r, e) -> t.cancel(false));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            f.completeExceptionally(failure(key, what, "the store is closing", null));
+        }
+        return f;
+    }
+
+    private KVStoreException failure(String key, String what, String cause, Throwable err) {
+        return new KVStoreException(BARRIER.equals(key) ? null : key, rank, what + ": " + cause, err);
+    }
+
+    /** A read that waits for its round: re-issued on each entry event of its key until it is ready. */
+    private final class Waiter {
+        final String chunkKey;
+        final ReadOp op;
+        final String key;
+        final String what;
+        final Duration timeout;
+        final CompletableFuture<float[]> future = new CompletableFuture<>();
+        private boolean inFlight;
+        private boolean dirty;
+        private String lastWhy = "no answer yet";
+        private long deadline;
+
+        Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+            this.chunkKey = chunkKey;
+            this.op = op;
+            this.key = key;
+            this.what = what;
+            this.timeout = timeout;
+        }
+
+        void start() {
+            // Registered before the first read: an update between that read and the registration would be missed.
+            waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
+            touch();
+            scheduleTimeout(timeout.toMillis());
+            future.whenComplete((v, e) -> {
+                List<Waiter> list = waiters.get(chunkKey);
+                if (list != null) {
+                    list.remove(this);
+                }
+            });
+            attempt();
+        }
+
+        synchronized String lastWhy() {
+            return lastWhy;
+        }
+
+        /** A sign of progress on the key: the timeout counts from here. */
+        synchronized void touch() {
+            deadline = System.nanoTime() + timeout.toNanos();
+        }
+
+        private void scheduleTimeout(long delayMs) {
+            try {
+                timer.schedule(() -> {
+                    long left;
+                    synchronized (this) {
+                        left = deadline - System.nanoTime();
+                    }
+                    if (future.isDone()) {
+                        return;
+                    }
+                    if (left > 0) {
+                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                    } else {
+                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
+                                + lastWhy());
+                    }
+                }, delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail(closedBecause == null ? "the store is closing" : closedBecause);
+            }
+        }
+
+        void attempt() {
+            synchronized (this) {
+                if (future.isDone()) {
+                    return;
+                }
+                if (inFlight) {
+                    dirty = true; // read again when this one answers: the key changed meanwhile
+                    return;
+                }
+                inFlight = true;
+            }
+            String closed = closedBecause;
+            if (closed != null) {
+                fail(closed);
+                return;
+            }
+            map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+                boolean again;
+                synchronized (this) {
+                    inFlight = false;
+                    again = dirty;
+                    dirty = false;
+                    if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        lastWhy = reply.message();
+                    }
+                }
+                if (err != null) {
+                    fail(err.toString());
+                } else if (reply.status() == Reply.Status.OK) {
+                    future.complete(reply.value());
+                } else if (reply.status() == Reply.Status.ERROR) {
+                    fail(reply.message());
+                } else if (again) {
+                    attempt();
+                }
+            });
+        }
+
+        void fail(String cause) {
+            future.completeExceptionally(failure(key, what, cause, null));
+        }
+    }
+
+    /** Entry events (no values) of the table: a waiting read of that key may be ready now. */
+    private final class Events implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
+        @Override
+        public void entryAdded(EntryEvent<String, Object> e) {
+            wake(e.getKey());
+        }
+
+        @Override
+        public void entryUpdated(EntryEvent<String, Object> e) {
+            wake(e.getKey());
+        }
+
+        private void wake(String chunkKey) {
+            List<Waiter> list = waiters.get(chunkKey);
+            if (list != null) {
+                for (Waiter w : list) {
+                    w.touch();
+                    w.attempt();
+                }
+            }
+        }
+    }
+
+    /** A member that held a rank left: tell every key's owner, so the rounds it will never push fail. */
+    private final class Membership implements MembershipListener {
+        @Override
+        public void memberAdded(MembershipEvent e) {
+            // A restarted member gets its partitions back from the backups; nothing to do here.
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent e) {
+            Member m = e.getMember();
+            Integer lost = rankOfMember.get(m.getUuid());
+            if (lost == null || closedBecause != null) {
+                return;
+            }
+            String reason = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
+            LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
+            // Off Hazelcast's event thread: the calls below go to the keys' owners.
+            timer.execute(() -> {
+                try {
+                    onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
+                            .exceptionally(err -> {
+                                LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                                failAllWaiters(reason);
+                                return null;
+                            });
+                } catch (RuntimeException err) {
+                    LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                    failAllWaiters(reason);
+                }
+            });
+        }
+    }
+
+    private void failAllWaiters(String cause) {
+        for (List<Waiter> list : waiters.values()) {
+            for (Waiter w : list) {
+                w.fail(cause);
+            }
+        }
+    }
+
+    /**
+     * Stops listening and fails the reads still waiting ("table closed"). The Hazelcast instance is the
+     * caller's to shut down. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closedBecause != null) {
+            return;
+        }
+        closedBecause = "the store was closed";
+        failAllWaiters(closedBecause);
+        try {
+            map.removeEntryListener(mapListener);
+            ranks.removeEntryListener(ranksListener);
+            hz.getCluster().removeMembershipListener(membershipListener);
+        } catch (RuntimeException e) {
+            LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
+        }
+        timer.shutdownNow();
+    }
+
+    @FunctionalInterface
+    private interface ChunkAction {
+        void accept(String chunkKey, int offset, int length);
+    }
+
+    private void forEachChunk(String key, int length, ChunkAction action) {
+        if (length <= chunkFloats) {
+            action.accept(key, 0, length);
+            return;
+        }
+        for (int c = 0, off = 0; off < length; c++, off += chunkFloats) {
+            action.accept(key + CHUNK + c, off, Math.min(chunkFloats, length - off));
+        }
+    }
+
+    private static float[] slice(float[] value, int off, int len) {
+        if (off == 0 && len == value.length) {
+            return value;
+        }
+        float[] s = new float[len];
+        System.arraycopy(value, off, s, 0, len);
+        return s;
+    }
+}

@@ -1,0 +1,86 @@
+package org.depengine.kvstore.hazelcast.state;
+
+import com.hazelcast.map.EntryProcessor;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * An operation on one key's (or chunk's) {@link KeyState}, run by Hazelcast on the member that owns
+ * the key's partition and then, for ops that change the state, the same op on the backup (so both
+ * copies stay equal without shipping the arrays twice: every op is deterministic).
+ */
+public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, IdentifiedDataSerializable {
+    /** The user's key, for the updater and error messages. */
+    String key;
+    /** Where this chunk starts in the key's array. */
+    int offset;
+    int workers;
+    boolean async;
+
+    KeyOp() {
+    }
+
+    KeyOp(String key, int offset, int workers, boolean async) {
+        this.key = key;
+        this.offset = offset;
+        this.workers = workers;
+        this.async = async;
+    }
+
+    @Override
+    public final Reply process(Map.Entry<String, KeyState> entry) {
+        KeyState state = entry.getValue();
+        boolean created = state == null;
+        if (created) {
+            state = new KeyState(workers);
+            state.async = async;
+            state.key = entry.getKey();
+        }
+        if (changes() && !key.isEmpty()) {
+            state.key = key;
+            state.offset = offset;
+        }
+        Reply reply = apply(state);
+        if (changes() && (created || reply.status() != Reply.Status.ERROR)) {
+            entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
+        }
+        return reply;
+    }
+
+    /** Applies the op to {@code state} (new and empty if the key had none). */
+    abstract Reply apply(KeyState state);
+
+    /** Whether the op may change the state (read-only ops skip the store, the backup and the events). */
+    boolean changes() {
+        return true;
+    }
+
+    @Override
+    public EntryProcessor<String, KeyState, Reply> getBackupProcessor() {
+        return changes() ? this : null;
+    }
+
+    @Override
+    public final int getFactoryId() {
+        return StateFactory.ID;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeString(key);
+        out.writeInt(offset);
+        out.writeInt(workers);
+        out.writeBoolean(async);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        key = in.readString();
+        offset = in.readInt();
+        workers = in.readInt();
+        async = in.readBoolean();
+    }
+}

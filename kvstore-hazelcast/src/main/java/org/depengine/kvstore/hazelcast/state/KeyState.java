@@ -1,0 +1,192 @@
+package org.depengine.kvstore.hazelcast.state;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import java.io.IOException;
+import java.nio.FloatBuffer;
+import org.depengine.kvstore.Updater;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One key's (or one chunk's) state, kept on the member that owns its partition and on one backup.
+ * Mutated only inside entry processors, which Hazelcast runs one at a time per key.
+ *
+ * <p>Rounds ({@code dist_sync}): {@link #round} counts the completed rounds; round {@code r + 1}
+ * collects one slot per rank and completes when every rank that has not signalled end of data has a
+ * slot, and the init has landed. The slots are then summed in rank order (so every run sums the same
+ * way), the updater runs, and the slots are dropped. A contribution to a completed round is ignored
+ * and a repeated one overwrites its own slot: a retried call is harmless.
+ */
+public final class KeyState implements IdentifiedDataSerializable {
+    /** The slot of a rank whose push of the round was skipped on its worker: present, adds nothing. */
+    static final float[] SKIPPED = new float[0];
+
+    /** The user's key and where this chunk starts in its array: what the updater is told. */
+    String key = "";
+    int offset;
+    /** The array length, or -1 before the init lands. */
+    int length = -1;
+    /** 0 until rank 0's init lands, then 1: pulls of round 0 wait for it. */
+    long initVersion;
+    float[] value;
+    /** Completed rounds (sync) or applied pushes (async). */
+    long round;
+    int workers;
+    /** Per rank: the last period it has no more data for (end of data, or a barrier), -1 for none. */
+    int[] endedPeriod;
+    /** Pending rounds: round number → one slot per rank (null where the rank has not pushed yet). */
+    final TreeMap<Long, float[][]> pending = new TreeMap<>();
+    /** Why rounds after {@link #failedAfter} cannot complete (a worker was lost), or null. */
+    String failure;
+    long failedAfter;
+    /** The updater of the latest push: it completes rounds that wait for the init. */
+    Updater updater;
+    /** dist_async: pushes are applied one by one; those that arrive before the init wait in {@link #pending}. */
+    boolean async;
+    /** A shape mismatch seen on a push that arrived before the init, reported to pulls. */
+    String error;
+
+    /** For Hazelcast's factory. */
+    public KeyState() {
+    }
+
+    KeyState(int workers) {
+        this.workers = workers;
+        this.endedPeriod = new int[workers];
+        java.util.Arrays.fill(endedPeriod, -1);
+    }
+
+    boolean initialised() {
+        return initVersion > 0;
+    }
+
+    /** Completes every round whose slots are all in, in round order. */
+    void completeRounds() {
+        while (initialised() && !pending.isEmpty()) {
+            Map.Entry<Long, float[][]> first = pending.firstEntry();
+            // Rounds reach the owner in order from each rank, so the first pending one is the next to complete.
+            if (!async && !complete(Rounds.period(first.getKey()), first.getValue())) {
+                return;
+            }
+            float[] merged = null;
+            for (float[] slot : first.getValue()) { // rank order: the same sum on every run
+                if (slot == null || slot.length == 0) { // absent (end of data) or skipped
+                    continue;
+                }
+                if (merged == null) {
+                    merged = slot.clone();
+                } else {
+                    for (int i = 0; i < merged.length; i++) {
+                        merged[i] += slot[i];
+                    }
+                }
+            }
+            pending.pollFirstEntry();
+            if (merged != null) {
+                // A chunk of a split key gets the updater on its own slice: updaters are element-wise.
+                (updater == null ? Updater.assign() : updater).update(key, FloatBuffer.wrap(merged), FloatBuffer.wrap(value));
+            }
+            round = first.getKey();
+        }
+    }
+
+    private boolean complete(int period, float[][] slots) {
+        boolean any = false;
+        for (int r = 0; r < workers; r++) {
+            if (slots[r] == null && endedPeriod[r] < period) {
+                return false;
+            }
+            any |= slots[r] != null;
+        }
+        return any;
+    }
+
+    /** Whether every rank is done with {@code period} and no round of it (or before) is pending. */
+    boolean periodDone(int period) {
+        for (int e : endedPeriod) {
+            if (e < period) {
+                return false;
+            }
+        }
+        return pending.isEmpty() || Rounds.period(pending.firstKey()) > period;
+    }
+
+    /** The ranks (not ended) whose slot for the next pending round is missing, for error messages. */
+    String missingRanks() {
+        if (pending.isEmpty()) {
+            return "all (no push of the next round has arrived)";
+        }
+        Map.Entry<Long, float[][]> next = pending.firstEntry();
+        float[][] slots = next.getValue();
+        int period = Rounds.period(next.getKey());
+        StringBuilder sb = new StringBuilder();
+        for (int r = 0; r < workers; r++) {
+            if (endedPeriod[r] < period && slots[r] == null) {
+                sb.append(sb.length() == 0 ? "" : ",").append(r);
+            }
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public int getFactoryId() {
+        return StateFactory.ID;
+    }
+
+    @Override
+    public int getClassId() {
+        return StateFactory.KEY_STATE;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        out.writeString(key);
+        out.writeInt(offset);
+        out.writeInt(length);
+        out.writeLong(initVersion);
+        out.writeFloatArray(value);
+        out.writeLong(round);
+        out.writeInt(workers);
+        out.writeIntArray(endedPeriod);
+        out.writeInt(pending.size());
+        for (Map.Entry<Long, float[][]> e : pending.entrySet()) {
+            out.writeLong(e.getKey());
+            for (float[] slot : e.getValue()) {
+                out.writeFloatArray(slot);
+            }
+        }
+        out.writeString(failure);
+        out.writeLong(failedAfter);
+        out.writeString(error);
+        out.writeObject(updater);
+        out.writeBoolean(async);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        key = in.readString();
+        offset = in.readInt();
+        length = in.readInt();
+        initVersion = in.readLong();
+        value = in.readFloatArray();
+        round = in.readLong();
+        workers = in.readInt();
+        endedPeriod = in.readIntArray();
+        int n = in.readInt();
+        for (int i = 0; i < n; i++) {
+            long r = in.readLong();
+            float[][] slots = new float[workers][];
+            for (int w = 0; w < workers; w++) {
+                slots[w] = in.readFloatArray();
+            }
+            pending.put(r, slots);
+        }
+        failure = in.readString();
+        failedAfter = in.readLong();
+        error = in.readString();
+        updater = in.readObject();
+        async = in.readBoolean();
+    }
+}

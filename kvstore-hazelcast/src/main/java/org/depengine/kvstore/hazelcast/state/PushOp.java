@@ -1,0 +1,96 @@
+package org.depengine.kvstore.hazelcast.state;
+
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import java.io.IOException;
+import org.depengine.kvstore.Updater;
+
+/**
+ * One rank's contribution to a key's chunk. {@code dist_sync}: it fills the rank's slot of round
+ * {@code round} (a repeat overwrites the same slot with the same data; a round already completed
+ * ignores it), and the round completes when its last slot arrives. {@code dist_async}: applied at
+ * once (after the init, if it is still missing).
+ */
+public final class PushOp extends KeyOp {
+    private int rank;
+    private long round;
+    private float[] value;
+    private Updater updater;
+
+    /** For Hazelcast's factory. */
+    public PushOp() {
+    }
+
+    /** Rank {@code rank}'s push of round {@code round} ({@link Rounds}) of the chunk at {@code offset}; a null updater assigns. */
+    public PushOp(String key, int offset, int workers, boolean async, int rank, long round, float[] value,
+                  Updater updater) {
+        super(key, offset, workers, async);
+        this.rank = rank;
+        this.round = round;
+        this.value = value;
+        this.updater = updater;
+    }
+
+    /**
+     * Rank {@code rank}'s round {@code round} of the chunk, marked as skipped (its producer failed on the
+     * worker): it counts as the rank's contribution and adds nothing, so the round still completes.
+     */
+    public static PushOp skipped(String key, int offset, int workers, int rank, long round) {
+        return new PushOp(key, offset, workers, false, rank, round, null, null);
+    }
+
+    @Override
+    Reply apply(KeyState state) {
+        if (value == null) {
+            if (round > state.round && state.failure == null) {
+                state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = KeyState.SKIPPED;
+                state.completeRounds();
+            }
+            return Reply.ok(state.round);
+        }
+        if (state.initialised() && value.length != state.length) {
+            return Reply.error("shape mismatch on key '" + key + "': it holds " + state.length + " floats, rank " + rank
+                    + " pushed " + value.length);
+        }
+        if (!async && state.endedPeriod[rank] >= Rounds.period(round)) {
+            return Reply.error("rank " + rank + " pushed key '" + key + "' after signalling its end of data");
+        }
+        if (state.failure != null && round > state.failedAfter) {
+            return Reply.error(state.failure);
+        }
+        state.updater = updater;
+        if (async) {
+            long seq = state.pending.isEmpty() ? state.round + 1 : state.pending.lastKey() + 1;
+            float[][] slots = new float[workers][];
+            slots[rank] = value;
+            state.pending.put(seq, slots);
+        } else if (round > state.round) {
+            state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = value;
+        }
+        state.completeRounds();
+        return Reply.ok(state.round);
+    }
+
+    @Override
+    public int getClassId() {
+        return StateFactory.PUSH;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        super.writeData(out);
+        out.writeInt(rank);
+        out.writeLong(round);
+        out.writeFloatArray(value);
+        out.writeObject(updater);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        super.readData(in);
+        rank = in.readInt();
+        round = in.readLong();
+        value = in.readFloatArray();
+        updater = in.readObject();
+    }
+}

@@ -1,0 +1,65 @@
+package org.depengine.kvstore.hazelcast.state;
+
+import com.hazelcast.core.ReadOnly;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import java.io.IOException;
+
+/**
+ * A pull's read: the chunk's value once round {@code round} has completed (round 0: once the init has
+ * landed), NOT_READY before that, or the error that keeps the round from ever completing.
+ */
+public final class ReadOp extends KeyOp implements ReadOnly {
+    private long round;
+
+    /** For Hazelcast's factory. */
+    public ReadOp() {
+    }
+
+    /** A read of the chunk at {@code offset} of {@code key} as of round {@code round}. */
+    public ReadOp(String key, int offset, int workers, boolean async, long round) {
+        super(key, offset, workers, async);
+        this.round = round;
+    }
+
+    @Override
+    Reply apply(KeyState state) {
+        if (state.error != null) {
+            return Reply.error(state.error);
+        }
+        if (state.initialised() && (async || state.round >= round
+                || Rounds.index(round) == 0 && state.periodDone(Rounds.period(round) - 1))) {
+            return Reply.value(state.value.clone(), state.round);
+        }
+        if (state.failure != null && round > state.failedAfter) {
+            return Reply.error(state.failure);
+        }
+        if (!state.initialised()) {
+            return Reply.notReady("the init of key '" + key + "' (by rank 0) has not landed");
+        }
+        return Reply.notReady("key '" + key + "' has completed round " + Rounds.text(state.round)
+                + "; ranks still to push the next: " + state.missingRanks());
+    }
+
+    @Override
+    boolean changes() {
+        return false;
+    }
+
+    @Override
+    public int getClassId() {
+        return StateFactory.READ;
+    }
+
+    @Override
+    public void writeData(ObjectDataOutput out) throws IOException {
+        super.writeData(out);
+        out.writeLong(round);
+    }
+
+    @Override
+    public void readData(ObjectDataInput in) throws IOException {
+        super.readData(in);
+        round = in.readLong();
+    }
+}

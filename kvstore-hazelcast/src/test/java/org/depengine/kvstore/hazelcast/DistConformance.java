@@ -1,0 +1,58 @@
+package org.depengine.kvstore.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.depengine.api.Engine;
+import org.depengine.kvstore.KVStore;
+import org.depengine.testkit.KVStoreConformance;
+
+/**
+ * The conformance suite on a 3-member loopback cluster formed once per test class; every test's
+ * stores use maps of their own ({@code storeName}), on the members 0..n-1.
+ */
+abstract class DistConformance extends KVStoreConformance {
+    private static final int MEMBERS = 3;
+    private static final AtomicInteger STORES = new AtomicInteger();
+    private static TestCluster cluster;
+    private static List<HazelcastInstance> members;
+
+    /** {@code dist_sync} or {@code dist_async}. */
+    abstract String type();
+
+    static void form() {
+        cluster = new TestCluster(MEMBERS);
+        members = cluster.startMembers(MEMBERS, Map.of());
+    }
+
+    static void stop() {
+        if (members != null) {
+            members.forEach(HazelcastInstance::shutdown);
+        }
+    }
+
+    @Override
+    protected String engineName() {
+        return "perdevice";
+    }
+
+    /** One CPU priority worker, so that the priority case is deterministic. */
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("depengine.cpu.priorityWorkers", "1");
+    }
+
+    @Override
+    protected int maxWorkers() {
+        return MEMBERS;
+    }
+
+    @Override
+    protected List<KVStore> openStores(List<Engine> engines) {
+        int n = engines.size();
+        String name = type() + "-" + STORES.incrementAndGet();
+        return TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), type(),
+                cluster.storeSettings(r, Map.of("storeName", name, "numWorkers", Integer.toString(n))), members.get(r)));
+    }
+}

@@ -1,0 +1,82 @@
+package org.depengine.kvstore.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A member crashes (terminated without a graceful shutdown, as a killed process): the rounds it will
+ * never push fail at once on the others, naming it; its keys live on in their backups, and a member
+ * started in its place reads every weight.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class MemberLossTest {
+    private static final int N = 3;
+    private static final int KEYS = 40; // enough that every member owns some
+    private final TestCluster cluster = new TestCluster(N);
+    private final List<HazelcastInstance> members = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        members.forEach(HazelcastInstance::shutdown);
+    }
+
+    @Test
+    void aLostMemberFailsTheOpenRoundsNamingItAndARestartedOneFindsEveryWeight() throws Exception {
+        members.addAll(cluster.startMembers(N, Map.of()));
+        List<ShardedTable> t = TestCluster.parallel(N, r -> new ShardedTable(members.get(r), cluster.settings(r, Map.of()), r, N, false));
+        for (int k = 0; k < KEYS; k++) {
+            for (ShardedTable x : t) {
+                x.init("k" + k, new float[] {k, k}).join();
+            }
+            for (ShardedTable x : t) {
+                x.push("k" + k, 1, new float[] {1, 2}, Updater.sgd(1)).join();
+            }
+        }
+        t.get(0).push("k7", 2, new float[] {1, 1}, null).join();
+        t.get(1).push("k7", 2, new float[] {1, 1}, null).join();
+        CompletableFuture<float[]> pending0 = t.get(0).pull("k7", 2);
+        CompletableFuture<float[]> pending1 = t.get(1).pull("k7", 2);
+
+        members.get(2).getLifecycleService().terminate(); // a crash: no goodbye, no migration first
+
+        for (CompletableFuture<float[]> p : List.of(pending0, pending1)) {
+            // Bounded well below the 20 s call timeout: the failure must come from the membership listener.
+            ExecutionException e = assertThrows(ExecutionException.class, () -> p.get(10, TimeUnit.SECONDS));
+            String m = e.getCause().getMessage();
+            assertTrue(e.getCause() instanceof KVStoreException, m);
+            assertTrue(m.contains("worker rank 2") && m.contains("left the cluster") && m.contains("key 'k7'")
+                    && m.contains("round 2"), m);
+        }
+        ExecutionException push = assertThrows(ExecutionException.class,
+                () -> t.get(0).push("k8", 2, new float[] {1, 1}, null).get(10, TimeUnit.SECONDS));
+        assertTrue(push.getCause().getMessage().contains("worker rank 2"), push.getCause().getMessage());
+
+        // Restart: a fresh member on the dead one's port joins; every key's round 1 is intact.
+        members.set(2, ClusterNode.start(cluster.settings(2, Map.of())));
+        ShardedTable restarted = new ShardedTable(members.get(2), cluster.settings(2, Map.of()), 2, N, false);
+        for (int k = 0; k < KEYS; k++) {
+            float[] expected = {k - 3, k - 6}; // k - (1 + 1 + 1), k - (2 + 2 + 2)
+            restarted.init("k" + k, new float[2]).join();
+            assertArrayEquals(expected, restarted.pull("k" + k, 1).get(10, TimeUnit.SECONDS), "key k" + k);
+            assertArrayEquals(expected, t.get(0).pull("k" + k, 1).get(10, TimeUnit.SECONDS), "key k" + k);
+        }
+        restarted.close();
+        t.forEach(ShardedTable::close);
+    }
+}

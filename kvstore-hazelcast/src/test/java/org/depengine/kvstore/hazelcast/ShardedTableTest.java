@@ -1,0 +1,198 @@
+package org.depengine.kvstore.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/** Rounds, ordering, chunks, init races and end of data of the table, on one 3-member loopback cluster. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ShardedTableTest {
+    private static final int N = 3;
+    private final TestCluster cluster = new TestCluster(N);
+    private List<HazelcastInstance> members;
+
+    @BeforeAll
+    void form() {
+        members = cluster.startMembers(N, Map.of());
+    }
+
+    @AfterAll
+    void stop() {
+        if (members != null) {
+            members.forEach(HazelcastInstance::shutdown);
+        }
+    }
+
+    private List<ShardedTable> tables(TestInfo info, boolean async, Map<String, String> extra) {
+        String name = info.getTestMethod().orElseThrow().getName();
+        return TestCluster.parallel(N, r -> {
+            Map<String, String> p = new java.util.HashMap<>(extra);
+            p.put("storeName", name);
+            ClusterSettings s = cluster.settings(r, p);
+            return new ShardedTable(members.get(r), s, r, N, async);
+        });
+    }
+
+    private static void initAll(List<ShardedTable> t, String key, float[] value) {
+        for (ShardedTable x : t) {
+            x.init(key, value).join();
+        }
+    }
+
+    @Test
+    void aRoundSumsTheRanksInRankOrderWhateverTheArrivalOrder(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        initAll(t, "w", new float[] {10, 20});
+        // In float, (1e8 + 1) - 1e8 = 0 but 1e8 + (1 - 1e8) = 1e8 - 1e8 + ... : only rank order gives 0 here.
+        float[][] grads = {{1e8f, 1}, {1, 2}, {-1e8f, 3}};
+        for (int r = N - 1; r >= 0; r--) { // arrive in reverse rank order
+            t.get(r).push("w", 1, grads[r], Updater.sgd(0.5f)).join();
+        }
+        float sum0 = (1e8f + 1f) + -1e8f;
+        float[] expected = {10 - 0.5f * sum0, 20 - 0.5f * 6};
+        assertEquals(0f, sum0);
+        for (ShardedTable x : t) {
+            assertArrayEquals(expected, x.pull("w", 1).join());
+        }
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void aPullWaitsUntilItsRoundCompletes(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        initAll(t, "w", new float[] {0, 0, 0});
+        CompletableFuture<float[]> pull = t.get(1).pull("w", 1);
+        t.get(0).push("w", 1, new float[] {1, 1, 1}, null).join();
+        t.get(1).push("w", 1, new float[] {2, 2, 2}, null).join();
+        assertFalse(pull.isDone(), "round 1 cannot complete before rank 2 pushes");
+        t.get(2).push("w", 1, new float[] {4, 4, 4}, null).join();
+        assertArrayEquals(new float[] {7, 7, 7}, pull.join()); // no updater: the stored value becomes the sum
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void aRetriedOrLatePushChangesNothing(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        initAll(t, "w", new float[] {100});
+        t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join();
+        t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join(); // retried: the same slot again
+        t.get(1).push("w", 1, new float[] {2}, Updater.sgd(1)).join();
+        t.get(2).push("w", 1, new float[] {4}, Updater.sgd(1)).join();
+        assertArrayEquals(new float[] {93}, t.get(0).pull("w", 1).join());
+        t.get(2).push("w", 1, new float[] {4}, Updater.sgd(1)).join(); // round 1 is over: ignored
+        assertArrayEquals(new float[] {93}, t.get(1).pull("w", 1).join());
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void pullsAndPushesThatRaceRankZerosInitSeeTheInit(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        t.get(1).init("w", new float[2]).join();
+        t.get(2).init("w", new float[2]).join();
+        CompletableFuture<float[]> early1 = t.get(1).pull("w", 0);
+        CompletableFuture<float[]> early2 = t.get(2).pull("w", 0);
+        t.get(1).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
+        t.get(2).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
+        assertFalse(early1.isDone(), "a pull of round 0 must wait for rank 0's init, not read a default");
+        t.get(0).init("w", new float[] {5, 6}).join();
+        assertArrayEquals(new float[] {5, 6}, early1.join());
+        assertArrayEquals(new float[] {5, 6}, early2.join());
+        t.get(0).push("w", 1, new float[] {1, 1}, Updater.sgd(1)).join();
+        assertArrayEquals(new float[] {2, 3}, t.get(0).pull("w", 1).join());
+        t.get(0).init("w", new float[] {0, 0}).join(); // a second init never overwrites
+        assertArrayEquals(new float[] {2, 3}, t.get(2).pull("w", 1).join());
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void aLongKeyIsSplitIntoChunksAndReassembled(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "4"));
+        float[] init = new float[10];
+        for (int i = 0; i < init.length; i++) {
+            init[i] = i;
+        }
+        initAll(t, "big", init);
+        float[] g = new float[10];
+        java.util.Arrays.fill(g, 1);
+        for (ShardedTable x : t) {
+            x.push("big", 1, g, Updater.sgd(1)).join();
+        }
+        float[] expected = new float[10];
+        for (int i = 0; i < expected.length; i++) {
+            expected[i] = i - 3;
+        }
+        assertArrayEquals(expected, t.get(1).pull("big", 1).join());
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void endOfDataLetsTheOtherRanksFinishTheirRounds(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        initAll(t, "w", new float[] {0});
+        for (ShardedTable x : t) {
+            x.push("w", 1, new float[] {1}, null).join();
+        }
+        t.get(2).endOfData().join(); // rank 2 has one batch fewer
+        CompletableFuture<float[]> pull = t.get(0).pull("w", 2);
+        t.get(0).push("w", 2, new float[] {10}, null).join();
+        t.get(1).push("w", 2, new float[] {20}, null).join();
+        assertArrayEquals(new float[] {30}, pull.join());
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> t.get(2).push("w", 2, new float[] {1}, null).join());
+        assertTrue(e.getCause().getMessage().contains("after signalling its end of data"), e.getCause().getMessage());
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void asyncAppliesEachPushAsItArrives(TestInfo info) {
+        List<ShardedTable> t = tables(info, true, Map.of());
+        initAll(t, "w", new float[] {0});
+        t.get(1).push("w", 1, new float[] {2}, Updater.sgd(1)).join();
+        assertArrayEquals(new float[] {-2}, t.get(1).pull("w", 0).join());
+        t.get(2).push("w", 1, new float[] {3}, Updater.sgd(1)).join();
+        assertArrayEquals(new float[] {-5}, t.get(0).pull("w", 0).join());
+        t.forEach(ShardedTable::close);
+    }
+
+    @Test
+    void badCallsFailNamingKeyAndShape(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        t.get(0).init("w", new float[3]).join();
+        t.get(1).init("w", new float[4]).join(); // disagrees with rank 0
+        t.get(2).init("w", new float[3]).join();
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> t.get(0).pull("nope", 1));
+        assertTrue(unknown.getMessage().contains("unknown key 'nope'"), unknown.getMessage());
+        IllegalArgumentException local = assertThrows(IllegalArgumentException.class,
+                () -> t.get(0).push("w", 1, new float[2], null));
+        assertTrue(local.getMessage().contains("it holds 3"), local.getMessage());
+        CompletionException remote = assertThrows(CompletionException.class,
+                () -> t.get(1).push("w", 1, new float[4], null).join());
+        assertTrue(remote.getCause() instanceof KVStoreException);
+        assertTrue(remote.getCause().getMessage().contains("shape mismatch on key 'w'")
+                && remote.getCause().getMessage().contains("rank 1"), remote.getCause().getMessage());
+        t.forEach(ShardedTable::close);
+        CompletionException closed = assertThrows(CompletionException.class, () -> t.get(0).pull("w", 1).join());
+        assertTrue(closed.getCause().getMessage().contains("closed"), closed.getCause().getMessage());
+    }
+
+}

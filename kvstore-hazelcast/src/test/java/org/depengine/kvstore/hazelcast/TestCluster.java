@@ -1,0 +1,105 @@
+package org.depengine.kvstore.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+
+/**
+ * Settings for a loopback cluster of a test: free ports, and a cluster name of its own so that test
+ * JVMs running at the same time never join each other.
+ */
+final class TestCluster {
+    final List<Integer> ports;
+    final String clusterName = "depengine-test-" + UUID.randomUUID();
+
+    TestCluster(int members) {
+        ports = freePorts(members);
+    }
+
+    /** The settings (short names) of member {@code i}, with {@code extra} on top. */
+    Map<String, String> properties(int i, Map<String, String> extra) {
+        Map<String, String> p = new HashMap<>();
+        StringBuilder members = new StringBuilder();
+        for (int port : ports) {
+            members.append(members.length() == 0 ? "" : ",").append("127.0.0.1:").append(port);
+        }
+        p.put("members", members.toString());
+        p.put("port", Integer.toString(ports.get(i)));
+        p.put("portCount", "1");
+        p.put("clusterName", clusterName);
+        p.put("timeoutMs", "20000");
+        p.put("numWorkers", Integer.toString(ports.size()));
+        p.put("rank", Integer.toString(i));
+        p.putAll(extra);
+        return p;
+    }
+
+    /** The store settings of member (and rank) {@code i}, short names as in {@link KVStoreSettings.Builder#set}. */
+    KVStoreSettings storeSettings(int i, Map<String, String> extra) {
+        KVStoreSettings.Builder b = KVStoreSettings.builder();
+        properties(i, extra).forEach(b::set);
+        return b.build();
+    }
+
+    ClusterSettings settings(int i, Map<String, String> extra) {
+        return ClusterSettings.from(storeSettings(i, extra));
+    }
+
+    /** Starts members {@code 0..n-1} at the same time (joining takes seconds each). */
+    List<HazelcastInstance> startMembers(int n, Map<String, String> extra) {
+        List<CompletableFuture<HazelcastInstance>> starts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ClusterSettings s = settings(i, extra);
+            starts.add(CompletableFuture.supplyAsync(() -> ClusterNode.start(s)));
+        }
+        List<HazelcastInstance> out = new ArrayList<>();
+        for (CompletableFuture<HazelcastInstance> f : starts) {
+            out.add(f.join());
+        }
+        return out;
+    }
+
+    /** Runs {@code f} for each index at the same time; the results in index order. */
+    static <T> List<T> parallel(int n, Function<Integer, T> f) {
+        List<CompletableFuture<T>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            fs.add(CompletableFuture.supplyAsync(() -> f.apply(k)));
+        }
+        List<T> out = new ArrayList<>();
+        for (CompletableFuture<T> x : fs) {
+            out.add(x.join());
+        }
+        return out;
+    }
+
+    private static List<Integer> freePorts(int n) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                sockets.add(s);
+                ports.add(s.getLocalPort());
+            }
+            for (ServerSocket s : sockets) {
+                s.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return ports;
+    }
+}
