@@ -10,9 +10,8 @@ import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUevent;
 import org.depengine.api.Context;
-import org.depengine.api.device.Device;
+import org.depengine.api.device.AsynchronousDevice;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
 import org.depengine.device.common.BoundedPool;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * CUDA, and a callback might). Thread-safe. Opened by {@link CudaDeviceProvider#device(int)}, which owns
  * it and closes it ({@link #close()}) once no engine uses it.
  */
-public final class CudaDevice implements Device {
+public final class CudaDevice extends AsynchronousDevice {
     private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -43,10 +42,8 @@ public final class CudaDevice implements Device {
      */
     static final int EVENT_POOL_LIMIT = 1024;
 
-    private final Context ctx;
     private final CudaDriver driver;
     private final int ordinal;
-    private final String name;
     private final CUcontext primary;
     private final BoundedPool<CUevent> events;
     private final CompletionThread callbacks;
@@ -56,25 +53,13 @@ public final class CudaDevice implements Device {
     private final PrimitiveSet primitives = new PrimitiveSet(new CudaPrimitives(this));
 
     CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
-        this.ctx = ctx;
+        super(ctx, Objects.requireNonNullElse(driver.deviceName(ordinal), "CUDA device " + ordinal));
         this.driver = driver;
         this.ordinal = ordinal;
-        this.name = driver.deviceName(ordinal);
         this.primary = driver.retainPrimaryContext(ordinal);
         // Callers of the pool make the context current first.
         this.events = new BoundedPool<>(EVENT_POOL_LIMIT, driver::createEvent, driver::destroyEvent);
         this.callbacks = new CompletionThread(ctx, "callbacks");
-    }
-
-    @Override
-    public Context context() {
-        return ctx;
-    }
-
-    /** The GPU's name, e.g. "NVIDIA H100 80GB HBM3". */
-    @Override
-    public String description() {
-        return name;
     }
 
     /** A new non-blocking stream. */
@@ -83,24 +68,8 @@ public final class CudaDevice implements Device {
         Objects.requireNonNull(kind, "kind");
         bind();
         CudaStream s = new CudaStream(this, kind, driver.createStream(), streamCount.incrementAndGet());
-        LOG.debug("{}: created stream {}", ctx, s);
+        LOG.debug("{}: created stream {}", context(), s);
         return s;
-    }
-
-    /**
-     * {@link StreamPolicy#ON_COMPLETION}, for every kind: CUDA work is asynchronous, and a host function
-     * says when it is done.
-     */
-    @Override
-    public StreamPolicy policy(StreamKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        return StreamPolicy.ON_COMPLETION;
-    }
-
-    /** Yes: {@code cuStreamWaitEvent}. */
-    @Override
-    public boolean supportsStreamWait() {
-        return true;
     }
 
     /**
@@ -133,7 +102,7 @@ public final class CudaDevice implements Device {
         ByteBuffer buffer = driver.hostBuffer(host, bytes);
         pinnedBytes.addAndGet(bytes);
         // The action must not reach the buffer, or it would never become unreachable.
-        CLEANER.register(buffer, new FreeHost(driver, primary, host, bytes, pinnedBytes, ctx));
+        CLEANER.register(buffer, new FreeHost(driver, primary, host, bytes, pinnedBytes, context()));
         return buffer;
     }
 
@@ -215,19 +184,14 @@ public final class CudaDevice implements Device {
             if (pinnedBytes.get() == 0) {
                 driver.releasePrimaryContext(ordinal);
             } else {
-                LOG.debug("{}: primary context kept: {} bytes of page-locked host memory in use", ctx,
+                LOG.debug("{}: primary context kept: {} bytes of page-locked host memory in use", context(),
                         pinnedBytes.get());
             }
         } catch (RuntimeException e) {
-            LOG.warn("{}: closing failed", ctx, e);
+            LOG.warn("{}: closing failed", context(), e);
         } finally {
             callbacks.close();
         }
-    }
-
-    @Override
-    public String toString() {
-        return ctx + " (" + name + ")";
     }
 
     /** Frees a pinned host allocation; runs on the cleaner's thread. */

@@ -17,9 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.Context;
-import org.depengine.api.device.Device;
+import org.depengine.api.device.AsynchronousDevice;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
 import org.depengine.device.common.BoundedPool;
@@ -47,17 +46,15 @@ import org.slf4j.LoggerFactory;
  * pooled). Thread-safe. Opened by {@link OpenClDeviceProvider#device(int)}, which owns it and closes
  * it ({@link #close()}) once no engine uses it.
  */
-public final class OpenClDevice implements Device {
+public final class OpenClDevice extends AsynchronousDevice {
     private static final Logger LOG = LoggerFactory.getLogger(OpenClDevice.class);
 
     /** Completion hooks kept for reuse; more than this in flight at once are made and dropped. */
     static final int HOOK_POOL_LIMIT = 256;
 
-    private final Context ctx;
     private final cl_platform_id platform;
     private final cl_device_id device;
     private final cl_context clContext;
-    private final String description;
 
     /** Programs by source text: building is the costly step (a compiler run), so it is done once. */
     private final ConcurrentHashMap<String, cl_program> programs = new ConcurrentHashMap<>();
@@ -77,25 +74,14 @@ public final class OpenClDevice implements Device {
     }
 
     OpenClDevice(Context ctx, OpenClDeviceProvider.DeviceInfo info) {
-        this.ctx = ctx;
+        super(ctx, info.platformName() + ": " + info.deviceName());
         this.platform = info.platform();
         this.device = info.device();
-        this.description = info.platformName() + ": " + info.deviceName();
         this.completions = new CompletionThread(ctx, "completion");
         cl_context_properties props = new cl_context_properties();
         props.addProperty(CL.CL_CONTEXT_PLATFORM, platform);
         // No context error callback: errors are reported by the calls themselves (exceptions are on).
         this.clContext = clCreateContext(props, 1, new cl_device_id[] {device}, null, null, null);
-    }
-
-    @Override
-    public Context context() {
-        return ctx;
-    }
-
-    @Override
-    public String description() {
-        return description;
     }
 
     /**
@@ -106,24 +92,8 @@ public final class OpenClDevice implements Device {
     public OpenClStream createStream(StreamKind kind) {
         Objects.requireNonNull(kind, "kind");
         OpenClStream s = new OpenClStream(this, kind, streamCount.incrementAndGet());
-        LOG.debug("{}: created stream {}", ctx, s);
+        LOG.debug("{}: created stream {}", context(), s);
         return s;
-    }
-
-    /**
-     * {@link StreamPolicy#ON_COMPLETION}, for every kind: work is asynchronous on every queue, and a
-     * marker's completion callback says when it is done.
-     */
-    @Override
-    public StreamPolicy policy(StreamKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        return StreamPolicy.ON_COMPLETION;
-    }
-
-    /** Yes: a queue waits for another queue's event with a barrier, without blocking the host. */
-    @Override
-    public boolean supportsStreamWait() {
-        return true;
     }
 
     /**
@@ -167,7 +137,7 @@ public final class OpenClDevice implements Device {
                 cl_kernel kernel = clCreateKernel(program, k.name(), null);
                 return new OpenClKernel(this, k.name(), kernel);
             } catch (CLException e) {
-                throw new IllegalArgumentException("no kernel '" + k.name() + "' in the program for " + ctx + ": "
+                throw new IllegalArgumentException("no kernel '" + k.name() + "' in the program for " + context() + ": "
                         + CL.stringFor_errorCode(e.getStatus()), e);
             }
         });
@@ -181,11 +151,11 @@ public final class OpenClDevice implements Device {
             } catch (CLException e) {
                 String log = buildLog(program);
                 clReleaseProgram(program);
-                throw new IllegalArgumentException("OpenCL program does not build on " + ctx + " ("
+                throw new IllegalArgumentException("OpenCL program does not build on " + context() + " ("
                         + CL.stringFor_errorCode(e.getStatus()) + "):\n" + log, e);
             }
             int n = programBuilds.incrementAndGet();
-            LOG.debug("{}: built program #{} ({} chars of source)", ctx, n, src.length());
+            LOG.debug("{}: built program #{} ({} chars of source)", context(), n, src.length());
             return program;
         });
     }
@@ -252,7 +222,7 @@ public final class OpenClDevice implements Device {
             CL.clReleaseEvent(ev);
         } catch (CLException e) {
             // A failed release leaks at most one event; nothing the caller can do about it.
-            LOG.warn("{}: clReleaseEvent failed: {}", ctx, CL.stringFor_errorCode(e.getStatus()));
+            LOG.warn("{}: clReleaseEvent failed: {}", context(), CL.stringFor_errorCode(e.getStatus()));
         } finally {
             liveEvents.decrementAndGet();
         }
@@ -287,12 +257,8 @@ public final class OpenClDevice implements Device {
         try {
             release.run();
         } catch (CLException e) {
-            LOG.warn("{}: {} failed while closing: {}", ctx, what, CL.stringFor_errorCode(e.getStatus()));
+            LOG.warn("{}: {} failed while closing: {}", context(), what, CL.stringFor_errorCode(e.getStatus()));
         }
     }
 
-    @Override
-    public String toString() {
-        return ctx + " (" + description + ")";
-    }
 }

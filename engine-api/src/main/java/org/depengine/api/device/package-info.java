@@ -13,6 +13,7 @@
  * work: {@link org.depengine.api.device.AbstractDeviceProvider} (probe once, the disabled switch, lazy
  * opening, closing), {@link org.depengine.api.device.SynchronousDevice} and
  * {@link org.depengine.api.device.SynchronousStream} (a device whose work runs on the driving thread),
+ * {@link org.depengine.api.device.AsynchronousDevice} (a device whose streams complete asynchronously),
  * and the two policies {@link org.depengine.api.device.StreamPolicy#SYNCHRONOUS} and
  * {@link org.depengine.api.device.StreamPolicy#ON_COMPLETION}. Engines take devices with
  * {@link org.depengine.api.device.Devices#acquire} and give them back when they close; the providers own

@@ -188,7 +188,17 @@ class DeviceProviderBaseTest {
             public void close() {
             }
         };
-        StreamPolicy.ON_COMPLETION.whenDone(async, ran::incrementAndGet);
+        Device asyncDevice = new AsynchronousDevice(Context.of("q", 1), "q") {
+            @Override
+            public Stream createStream(StreamKind kind) {
+                return async;
+            }
+        };
+        assertSame(StreamPolicy.ON_COMPLETION, asyncDevice.policy(StreamKind.DEVICE_TO_HOST));
+        assertTrue(asyncDevice.supportsStreamWait());
+        assertEquals("q:1 (q)", asyncDevice.toString());
+        asyncDevice.policy(StreamKind.COMPUTE).whenDone(asyncDevice.createStream(StreamKind.COMPUTE),
+                ran::incrementAndGet);
         assertEquals(1, ran.get(), "not done on return");
         assertEquals(1, callbacks.size());
         callbacks.get(0).run();

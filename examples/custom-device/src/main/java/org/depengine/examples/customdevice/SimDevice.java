@@ -6,9 +6,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.Context;
-import org.depengine.api.device.Device;
+import org.depengine.api.device.AsynchronousDevice;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
 
 /**
  * One simulated accelerator. Each {@link SimStream} it makes is a lane with a thread of its own, so
@@ -17,25 +16,15 @@ import org.depengine.api.device.StreamPolicy;
  * host memory that only commands on its lanes should touch. Thread-safe; made by
  * {@link SimDeviceProvider}, which owns it.
  */
-public final class SimDevice implements Device {
-    private final Context context;
+public final class SimDevice extends AsynchronousDevice {
     private final long latencyNanos;
     private final AtomicInteger streams = new AtomicInteger();
     private final AtomicLong commandsRun = new AtomicLong();
 
     SimDevice(int id, long latencyNanos) {
-        this.context = Context.of(SimDeviceProvider.TYPE, id);
+        super(Context.of(SimDeviceProvider.TYPE, id), "simulated accelerator " + SimDeviceProvider.TYPE + ":" + id + " ("
+                + latencyNanos / 1000 + " us per command, a thread per stream)");
         this.latencyNanos = latencyNanos;
-    }
-
-    @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public String description() {
-        return "simulated accelerator " + context + " (" + latencyNanos / 1000 + " us per command, a thread per stream)";
     }
 
     /** A new lane with its own thread, named after this device, the kind and a number ({@code sim0-compute#1}). */
@@ -45,21 +34,9 @@ public final class SimDevice implements Device {
         return new SimStream(this, kind, streams.incrementAndGet());
     }
 
-    /**
-     * {@link StreamPolicy#ON_COMPLETION} on every kind of stream: an op is done when its lane has run what
-     * it enqueued, which {@link SimStream#onComplete} reports from the lane's thread.
-     */
-    @Override
-    public StreamPolicy policy(StreamKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        return StreamPolicy.ON_COMPLETION;
-    }
-
-    /** Yes: a lane waits for another lane's event itself, without blocking the thread that enqueues. */
-    @Override
-    public boolean supportsStreamWait() {
-        return true;
-    }
+    // The policy is AsynchronousDevice's StreamPolicy.ON_COMPLETION: an op is done when its lane has run
+    // what it enqueued, which SimStream.onComplete reports from the lane's thread; and a lane waits for
+    // another lane's event itself (supportsStreamWait), without blocking the thread that enqueues.
 
     /**
      * Device memory of {@code bytes} bytes, zero-filled.
@@ -95,6 +72,6 @@ public final class SimDevice implements Device {
 
     @Override
     public String toString() {
-        return "SimDevice[" + context + "]";
+        return "SimDevice[" + context() + "]";
     }
 }
