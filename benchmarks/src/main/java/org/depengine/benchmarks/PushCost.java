@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   all blocked (one op per worker waits on a latch, released after the timed pushes), so nothing
  *   runs while the pushes are timed: {@code independent} ops go to the ready queue, {@code dependent}
  *   ones queue behind a blocker's variable. The naive engine runs ops on the pusher, so it has no
- *   push-only cost and is left out.</li>
+ *   push-only cost and is left out. {@code perdevice+builder} is perdevice pushed through the op
+ *   builder ({@code engine.op(name).reads(..).writes(..).on(ctx).property(p).run(fn)}), beside the
+ *   {@code pushSync} overload.</li>
  *   <li>{@code latency}: from push to the op's first instruction, on an idle contender ({@code hot}:
  *   right after the previous op; {@code parked}: 2 ms later, when workers have gone to sleep).</li>
  * </ul>
@@ -98,10 +100,10 @@ public class PushCost {
         }
     }
 
-    /** Engines with threads of their own. */
+    /** Engines with threads of their own; {@code perdevice+builder} pushes through {@code engine.op(...)}. */
     @State(Scope.Benchmark)
     public static class BlockedEngine extends Blocked {
-        @Param({"pooled", "perdevice"})
+        @Param({"pooled", "perdevice", "perdevice+builder"})
         public String engine;
 
         @Override

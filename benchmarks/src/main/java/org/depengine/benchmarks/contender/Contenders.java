@@ -41,7 +41,11 @@ public final class Contenders {
             case "dexecutor":
                 return new DexecutorContender(workload, threads);
             default:
-                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling);
+                if (name.endsWith(EngineContender.BUILDER_SUFFIX)) { // the same engine, pushed through engine.op(...)
+                    String engine = name.substring(0, name.length() - EngineContender.BUILDER_SUFFIX.length());
+                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, true);
+                }
+                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false);
         }
     }
 

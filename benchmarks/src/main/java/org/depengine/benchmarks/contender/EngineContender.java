@@ -19,9 +19,13 @@ import org.depengine.profiler.Profiler;
  * {@code depengine.*} system properties), with one variable per workload variable and, per op, its
  * variable lists and function made up front, so the timed region holds only {@code pushSync} calls
  * and {@code waitForAll}. With profiling on, a {@link Profiler} in mode ALL listens for the whole
- * trial.
+ * trial. With {@code builder}, each push goes through {@code engine.op(name)...run(fn)} instead of
+ * the {@code pushSync} overload, to compare what the two cost (contender name {@code ENGINE+builder}).
  */
 final class EngineContender implements Contender {
+    /** The suffix of a contender name that pushes through the op builder. */
+    static final String BUILDER_SUFFIX = "+builder";
+
     private final Workload workload;
     private final Engine engine;
     private final Profiler profiler;
@@ -31,10 +35,12 @@ final class EngineContender implements Contender {
     private final List<List<VarHandle>> writes;
     private final SyncFn[] fns;
     private final String opName;
+    private final boolean builder;
     private long runs;
     private boolean closed;
 
-    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling) {
+    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling, boolean builder) {
+        this.builder = builder;
         this.workload = workload;
         this.ctx = ctx;
         this.engine = Engine.create(engineName, EngineConfig.fromSystemProperties());
@@ -85,7 +91,7 @@ final class EngineContender implements Contender {
 
     @Override
     public String name() {
-        return engine.name() + (profiler != null ? "+profiler" : "");
+        return engine.name() + (profiler != null ? "+profiler" : "") + (builder ? BUILDER_SUFFIX : "");
     }
 
     @Override
@@ -97,6 +103,12 @@ final class EngineContender implements Contender {
     @Override
     public void submit(int from, int to) {
         OpList ops = workload.ops();
+        if (builder) {
+            for (int i = from; i < to; i++) {
+                engine.op(opName).reads(reads.get(i)).writes(writes.get(i)).on(ctx).property(ops.prop(i)).run(fns[i]);
+            }
+            return;
+        }
         for (int i = from; i < to; i++) {
             engine.pushSync(fns[i], ctx, reads.get(i), writes.get(i), ops.prop(i), 0, opName);
         }

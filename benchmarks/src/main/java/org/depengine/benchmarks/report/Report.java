@@ -14,7 +14,7 @@ final class Report {
     static final List<String> WORKLOADS = List.of("RandomDag", "LinearChain", "FanOutFanIn", "ReadHeavy", "Wavefront",
             "CpuParallel", "ComputeCopyOverlap", "PushCost");
     private static final List<String> CONTENDERS = List.of("naive", "pooled", "perdevice", "naive+profiler",
-            "pooled+profiler", "perdevice+profiler", "serial", "copyLane", "computeLane", "cf", "fjp", "dexecutor");
+            "pooled+profiler", "perdevice+profiler", "perdevice+builder", "serial", "copyLane", "computeLane", "cf", "fjp", "dexecutor");
     private static final List<String> RATIO_BASELINES = List.of("cf", "fjp", "dexecutor");
     private static final List<String> MODES = List.of("smoke", "quick", "full");
     /** Engines the targets are checked for: the threaded ones (naive is the serial debugging reference). */
