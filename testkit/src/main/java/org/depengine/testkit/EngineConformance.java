@@ -48,4 +48,7 @@ public abstract class EngineConformance implements EngineUnderTest {
 
     @Nested
     class MisbehavingDevice extends MisbehavingDeviceConformance { }
+
+    @Nested
+    class Completion extends CompletionConformance { }
 }
