@@ -313,7 +313,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             int batches = (data.rows + batch - 1) / batch;
             for (int e = 0; e < epochs; e++) {
                 HostData src = epochData[e % 2];
-                src.pushShuffle(engine, metricsHost(), data, seed * 1_000_003L + e, "shuffle epoch " + (e + 1));
+                src.pushShuffle(engine, metricsHost(), data, seed * 1_000_003L + e, "shuffle");
                 for (int b = 0; b < batches; b++) {
                     int start = b * batch;
                     pushBatch(src, start, Math.min(batch, data.rows - start), true, totalDevices, firstDevice);
