@@ -14,9 +14,9 @@ import java.util.Locale;
  * most extend {@link AbstractDeviceProvider}, which does all of this.
  *
  * <p>Ownership: a provider owns the devices it opens. An engine acquires a device through
- * {@link Devices#acquire} and releases it when it closes; when the last engine using a provider's
- * devices has closed, {@link Devices} calls {@link #close()}, unless something opened a device outside an
- * engine ({@link Devices#device}), which keeps the provider's devices open for the life of the JVM.
+ * {@link Devices#acquire} and releases it when it closes; the devices stay open for the life of the JVM
+ * unless the application calls {@link #close()} once nothing uses them (see {@link Devices} for why
+ * engines do not).
  */
 public interface DeviceProvider {
     /** The device type this provider offers, as used in {@link org.depengine.api.Context}, e.g. {@code "opencl"}. */
@@ -46,8 +46,8 @@ public interface DeviceProvider {
 
     /**
      * Closes every device this provider has opened ({@link Device#close()}); a later {@link #device(int)}
-     * opens a fresh one. {@link Devices} calls it when the last engine using this type has closed; do
-     * not call it while a device of this provider is in use. Idempotent; the default does nothing (for
+     * opens a fresh one. Engines never call it; an application may, once no engine or other code uses a
+     * device of this provider, and not while one is in use. Idempotent; the default does nothing (for
      * providers whose devices hold nothing to free).
      */
     default void close() {

@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Context;
 import org.depengine.api.internal.ProviderLookup;
-import org.slf4j.LoggerFactory;
 
 /**
  * Looks up device providers by type, through {@link java.util.ServiceLoader}. The providers are found
@@ -16,11 +15,14 @@ import org.slf4j.LoggerFactory;
  * <p>The switch {@code -Ddepengine.device.<type>.disabled=true} is checked here, before any provider of
  * the type is asked for a device, so every provider, a plugin's too, honours it.
  *
- * <p>Ownership: engines get their devices with {@link #acquire(Context)} and give them back with
- * {@link #release(Context)} when they close; when the last engine using a type has released it, the
- * type's provider is closed ({@link DeviceProvider#close()}), which closes its devices. A device got with
- * {@link #device(Context)} belongs to no engine: the caller may keep it for as long as it likes, so its
- * provider is never closed by the engines after such a call.
+ * <p>Ownership: a provider owns the devices it opens, and they stay open for the life of the JVM
+ * unless the application closes the provider ({@link DeviceProvider#close()}) once nothing uses its
+ * devices. Engines get their devices with {@link #acquire(Context)} and give them back with
+ * {@link #release(Context)} when they close; the count only checks that they pair up. Engines do not
+ * close devices when the last of them releases a type: closing a native context and opening a new one
+ * while the garbage collector may still release objects of the old one (pinned memory, buffers,
+ * events) is not known to be safe on every driver (an OpenCL test JVM crashed once in native code while
+ * engines did so), and reopening costs a kernel rebuild per engine.
  */
 public final class Devices {
     private static final String HOW_TO_ADD = "Add the device module's jar (device-cpu, device-opencl, device-cuda, or a "
@@ -91,19 +93,15 @@ public final class Devices {
     }
 
     /**
-     * The device a context names, opened on first use. The caller may keep it for the life of the JVM:
-     * the engines never close its provider after this call (see the class comment).
+     * The device a context names, opened on first use. It stays open for the life of the JVM unless the
+     * application closes its provider (see the class comment).
      *
      * @throws IllegalArgumentException if the type is unknown, the id is out of range, or the switch has an
      *     invalid value
      * @throws IllegalStateException if the type is unavailable or disabled here (the message gives the reason)
      */
     public static Device device(Context ctx) {
-        Device d = open(ctx);
-        synchronized (USERS) {
-            USERS.computeIfAbsent(ctx.deviceType(), t -> new Users()).unmanaged = true;
-        }
-        return d;
+        return open(ctx);
     }
 
     /**
@@ -122,32 +120,20 @@ public final class Devices {
     }
 
     /**
-     * Gives back a device got with {@link #acquire(Context)}. When no engine holds the type any more, and
-     * no caller of {@link #device(Context)} may hold one of its devices, the provider is closed; a failure
-     * to close is logged, not thrown.
+     * Gives back a device got with {@link #acquire(Context)}. The device stays open (see the class
+     * documentation for who closes it).
      *
      * @throws IllegalStateException if the type is not held (a release without an acquire)
      */
     public static void release(Context ctx) {
         Objects.requireNonNull(ctx, "ctx");
-        DeviceProvider toClose = null;
         synchronized (USERS) {
             Users u = USERS.get(ctx.deviceType());
             if (u == null || u.engines == 0) {
                 throw new IllegalStateException("device type '" + ctx.deviceType() + "' released more often than "
                         + "acquired (release " + ctx + " once per acquire)");
             }
-            if (--u.engines == 0 && !u.unmanaged) {
-                toClose = provider(ctx.deviceType());
-            }
-            if (toClose != null) {
-                try {
-                    toClose.close();
-                } catch (RuntimeException e) {
-                    LoggerFactory.getLogger(Devices.class).warn("closing the devices of type '{}' failed",
-                            ctx.deviceType(), e);
-                }
-            }
+            u.engines--;
         }
     }
 
@@ -168,9 +154,8 @@ public final class Devices {
         return p.device(ctx.deviceId());
     }
 
-    /** Who holds a device type: engines (counted) and callers of {@link #device(Context)} (for good). */
+    /** How many engines hold a device type. */
     private static final class Users {
         int engines;
-        boolean unmanaged;
     }
 }

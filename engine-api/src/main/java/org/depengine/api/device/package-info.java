@@ -17,6 +17,6 @@
  * and the two policies {@link org.depengine.api.device.StreamPolicy#SYNCHRONOUS} and
  * {@link org.depengine.api.device.StreamPolicy#ON_COMPLETION}. Engines take devices with
  * {@link org.depengine.api.device.Devices#acquire} and give them back when they close; the providers own
- * the devices and close them once no engine uses them.
+ * the devices, which stay open until the application closes their provider.
  */
 package org.depengine.api.device;
