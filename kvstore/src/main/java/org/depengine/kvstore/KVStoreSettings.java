@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.depengine.api.spi.KnownSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,35 +172,7 @@ public final class KVStoreSettings {
 
     /** The known name closest to {@code name} (edit distance, case-insensitive). */
     static String closest(String name, Set<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String k : known) {
-            int d = distance(name.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = k;
-            }
-        }
-        return best;
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(subst, Math.min(prev[j] + 1, cur[j - 1] + 1));
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return KnownSettings.closest(name, known);
     }
 
     /** A builder starting from these settings. */

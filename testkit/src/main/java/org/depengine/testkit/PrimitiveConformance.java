@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The device-primitive conformance suite: every primitive of
- * {@link org.depengine.api.device.primitive} is run on the device under test, on random inputs of
+ * {@code org.depengine.api.device.primitive} is run on the device under test, on random inputs of
  * several shapes (odd sizes that are not multiples of any tile, transposes, 1 × 1, empty), and compared
  * with a plain double-precision reference on the host within float tolerance; argument checks are
  * exercised with a stub device. Ops are enqueued back to back on one stream of the device and only the

@@ -32,7 +32,7 @@ public final class CpuBuffer implements DeviceBuffer {
 
     /**
      * The memory itself (not a copy): element {@code i} is float {@code i} of the buffer, as the
-     * primitives of {@link org.depengine.api.device.primitive} index it. Reading it gives the results
+     * primitives of {@code org.depengine.api.device.primitive} index it. Reading it gives the results
      * of CPU primitives without a copy; portable code uses
      * {@link org.depengine.api.device.primitive.Memcpy#deviceToHost} instead. Touch it only inside an
      * op that declares the buffer's variable (or when no op uses the buffer).

@@ -9,7 +9,7 @@ import org.depengine.api.device.primitive.PrimitiveSet;
 /**
  * A logical CPU device: a {@link SynchronousDevice}, whose work is done when the op that enqueued it
  * returns. Its memory is host memory ({@link CpuBuffer}: a {@code float[]}), and it offers every
- * primitive of {@link org.depengine.api.device.primitive}, in plain single-threaded Java.
+ * primitive of {@code org.depengine.api.device.primitive}, in plain single-threaded Java.
  */
 final class CpuDevice extends SynchronousDevice {
     /** The largest buffer: as many bytes as the largest {@code float[]} holds. */
@@ -37,7 +37,7 @@ final class CpuDevice extends SynchronousDevice {
         return new CpuBuffer(this, bytes);
     }
 
-    /** Every primitive of {@link org.depengine.api.device.primitive}. */
+    /** Every primitive of {@code org.depengine.api.device.primitive}. */
     @Override
     public <P extends Primitive> Optional<P> primitive(Class<P> type) {
         return primitives.find(type);

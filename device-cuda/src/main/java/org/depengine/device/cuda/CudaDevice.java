@@ -107,7 +107,7 @@ public final class CudaDevice extends AsynchronousDevice {
     }
 
     /**
-     * Every primitive of {@link org.depengine.api.device.primitive}: {@code Matmul} and {@code axpy} on
+     * Every primitive of {@code org.depengine.api.device.primitive}: {@code Matmul} and {@code axpy} on
      * cuBLAS (the stream's handle), fills and copies on the driver's memset and memcpy, the rest as
      * kernels compiled by NVRTC on first use (once per device) and loaded into the primary context. The
      * NVRTC library ({@code libnvrtc.so} of the CUDA toolkit) is needed only then; without it those

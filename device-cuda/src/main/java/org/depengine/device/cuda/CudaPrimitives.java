@@ -15,7 +15,7 @@ import org.depengine.api.device.primitive.Reduce;
 import org.depengine.api.device.primitive.SoftmaxCrossEntropy;
 
 /**
- * Every primitive of {@link org.depengine.api.device.primitive} on one GPU: copies with
+ * Every primitive of {@code org.depengine.api.device.primitive} on one GPU: copies with
  * {@code cuMemcpy*Async} (from pageable host memory they may be synchronous; {@link CudaDevice#allocateHost}
  * gives page-locked memory, for which they are not), fill with {@code cuMemsetD32Async} of the value's
  * bits, {@code sgemm} and {@code axpy} on cuBLAS (the stream's own handle), the rest as NVRTC kernels

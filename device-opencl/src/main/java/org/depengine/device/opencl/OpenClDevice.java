@@ -112,7 +112,7 @@ public final class OpenClDevice extends AsynchronousDevice {
     }
 
     /**
-     * Every primitive of {@link org.depengine.api.device.primitive}, as OpenCL C kernels of one program
+     * Every primitive of {@code org.depengine.api.device.primitive}, as OpenCL C kernels of one program
      * that is built on first use and cached like any other ({@link #kernel}).
      */
     @Override

@@ -17,7 +17,7 @@ import org.jocl.CL;
 import org.jocl.CLException;
 
 /**
- * Every primitive of {@link org.depengine.api.device.primitive} on one OpenCL device: copies with
+ * Every primitive of {@code org.depengine.api.device.primitive} on one OpenCL device: copies with
  * non-blocking {@code clEnqueueWriteBuffer}, {@code clEnqueueReadBuffer} and {@code clEnqueueCopyBuffer},
  * the rest as kernels of {@link PrimitiveKernels}: one work item per element, per-row reductions and
  * softmax by one work-group per row reducing in local memory, and sgemm staging {@code TILE × TILE} tiles

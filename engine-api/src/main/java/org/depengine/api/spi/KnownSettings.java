@@ -1,9 +1,11 @@
 package org.depengine.api.spi;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -82,7 +84,17 @@ public final class KnownSettings {
         for (String ns : NAMESPACES) {
             candidates.add(ns + "*");
         }
-        String lower = key.toLowerCase(Locale.ROOT);
+        return closest(key, candidates);
+    }
+
+    /**
+     * The candidate closest to {@code name} (by edit distance, case ignored; ties to the one that sorts
+     * first), for "did you mean" messages of any module's settings.
+     *
+     * @throws NoSuchElementException if there is no candidate
+     */
+    public static String closest(String name, Collection<String> candidates) {
+        String lower = name.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String c : candidates) {
@@ -91,6 +103,9 @@ public final class KnownSettings {
                 best = c;
                 bestDistance = d;
             }
+        }
+        if (best == null) {
+            throw new NoSuchElementException("no candidate names to compare '" + name + "' with");
         }
         return best;
     }
