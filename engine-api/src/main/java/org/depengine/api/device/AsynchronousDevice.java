@@ -10,28 +10,14 @@ import org.depengine.api.Context;
  * ({@link #supportsStreamWait()} is true). A subclass makes the streams, and adds memory and primitives.
  * Thread-safe if the subclass is.
  */
-public abstract class AsynchronousDevice implements Device {
-    private final Context context;
-    private final String description;
-
+public abstract class AsynchronousDevice extends AbstractDevice {
     /**
      * A device of the given context.
      *
      * @throws NullPointerException if an argument is null
      */
     protected AsynchronousDevice(Context context, String description) {
-        this.context = Objects.requireNonNull(context, "context");
-        this.description = Objects.requireNonNull(description, "description");
-    }
-
-    @Override
-    public final Context context() {
-        return context;
-    }
-
-    @Override
-    public String description() {
-        return description;
+        super(context, description);
     }
 
     /** {@link StreamPolicy#ON_COMPLETION}, for every kind. */
@@ -45,10 +31,5 @@ public abstract class AsynchronousDevice implements Device {
     @Override
     public boolean supportsStreamWait() {
         return true;
-    }
-
-    @Override
-    public String toString() {
-        return context + " (" + description + ")";
     }
 }

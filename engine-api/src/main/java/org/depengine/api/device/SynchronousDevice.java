@@ -1,6 +1,5 @@
 package org.depengine.api.device;
 
-import java.util.Objects;
 import org.depengine.api.Context;
 
 /**
@@ -9,28 +8,14 @@ import org.depengine.api.Context;
  * waits. A subclass adds memory ({@link Device#allocate}) and primitives ({@link Device#primitive}) as it
  * has them. Thread-safe if the subclass is.
  */
-public abstract class SynchronousDevice implements Device {
-    private final Context context;
-    private final String description;
-
+public abstract class SynchronousDevice extends AbstractDevice {
     /**
      * A device of the given context.
      *
      * @throws NullPointerException if an argument is null
      */
     protected SynchronousDevice(Context context, String description) {
-        this.context = Objects.requireNonNull(context, "context");
-        this.description = Objects.requireNonNull(description, "description");
-    }
-
-    @Override
-    public final Context context() {
-        return context;
-    }
-
-    @Override
-    public String description() {
-        return description;
+        super(context, description);
     }
 
     /** A {@link SynchronousStream} of this device. */
@@ -49,10 +34,5 @@ public abstract class SynchronousDevice implements Device {
     @Override
     public final boolean supportsStreamWait() {
         return false;
-    }
-
-    @Override
-    public String toString() {
-        return context + " (" + description + ")";
     }
 }
