@@ -73,7 +73,8 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
         Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, Context.cpu(), List.of(x), List.of(y),
                 FnProperty.NORMAL, 0, "blocked"));
         pusher.start();
-        EngineDiagnostics d = until(s -> s.ops().stream().anyMatch(o -> o.name().equals("blocked")));
+        // Until the pusher has also registered the op on x: it is listed from the start of its push.
+        EngineDiagnostics d = until(s -> s.ops().stream().anyMatch(o -> o.name().equals("blocked") && !o.blockedBy().isEmpty()));
         PendingOp blocked = op(d, "blocked");
         assertEquals(OpState.WAITING, blocked.state(), d.report());
         assertEquals(List.of("var 'x': write by op 'holder' #" + op(d, "holder").id() + " (AWAITING_CALLBACK)"),
@@ -97,7 +98,8 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
         Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(x),
                 FnProperty.NORMAL, 0, "writer"));
         pusher.start();
-        EngineDiagnostics d = until(s -> s.ops().stream().anyMatch(o -> o.name().equals("writer")));
+        // Until the pusher has also registered the op on x: it is listed from the start of its push.
+        EngineDiagnostics d = until(s -> s.ops().stream().anyMatch(o -> o.name().equals("writer") && !o.blockedBy().isEmpty()));
         PendingOp w = op(d, "writer");
         assertEquals(OpState.WAITING, w.state(), d.report());
         assertEquals(1, w.blockedBy().size(), d.report());
