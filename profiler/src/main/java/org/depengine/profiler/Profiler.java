@@ -632,7 +632,6 @@ public final class Profiler implements OpListener {
         }
     }
 
-    /** Records a dependency arrow when both ends are recorded. Never blocks, never throws. */
     /** The engine closed: an autostarted profiler stops (final dump) and is released; one started by hand is left to its owner. */
     @Override
     public void closed() {
@@ -641,6 +640,7 @@ public final class Profiler implements OpListener {
         }
     }
 
+    /** Records a dependency arrow when both ends are recorded. Never blocks, never throws. */
     @Override
     public void released(OpInfo producer, OpInfo consumer) {
         try {
