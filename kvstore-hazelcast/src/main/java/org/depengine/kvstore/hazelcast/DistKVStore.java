@@ -20,6 +20,7 @@ import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
 import org.depengine.kvstore.hazelcast.state.Rounds;
 import org.depengine.kvstore.spi.AbstractKVStore;
+import org.depengine.kvstore.spi.Key;
 
 /**
  * A {@code dist_sync} or {@code dist_async} store: the base class pushes the ops, this class makes

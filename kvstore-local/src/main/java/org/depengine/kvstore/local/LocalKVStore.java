@@ -5,6 +5,7 @@ import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.spi.AbstractKVStore;
+import org.depengine.kvstore.spi.Key;
 
 /**
  * The {@code local} store: what a multi-device training loop does by hand, as a KVStore. A push sums

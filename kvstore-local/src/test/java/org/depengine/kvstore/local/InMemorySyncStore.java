@@ -18,6 +18,7 @@ import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.spi.AbstractKVStore;
+import org.depengine.kvstore.spi.Key;
 
 /**
  * A test stand-in for a distributed {@code dist_sync} store, in one JVM: the "server" is a shared

@@ -1,17 +1,9 @@
 package org.depengine.kvstore.spi;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -20,7 +12,6 @@ import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
-import org.depengine.api.RunContext;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.api.device.primitive.Memcpy;
@@ -92,7 +83,8 @@ public abstract class AbstractKVStore implements KVStore {
     private final Engine engine;
     private final String type;
     private final KVStoreSettings settings;
-    private final Map<String, Key> keys = new ConcurrentHashMap<>();
+    private final KeyRegistry keys;
+    private final StoreOps ops;
     /** Calls hold the read side while they check the state and push ops; close takes the write side. */
     private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     private final Object updaterLock = new Object();
@@ -111,6 +103,8 @@ public abstract class AbstractKVStore implements KVStore {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.type = Objects.requireNonNull(type, "type");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.keys = new KeyRegistry(type);
+        this.ops = new StoreOps(this);
     }
 
     // ---------------------------------------------------------------- the hooks
@@ -221,9 +215,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     /** Every registered key, as a snapshot in name order. */
     protected final List<Key> allKeys() {
-        List<Key> out = new ArrayList<>(keys.values());
-        out.sort(Comparator.comparing(Key::name));
-        return out;
+        return keys.sorted();
     }
 
     /**
@@ -239,116 +231,6 @@ public abstract class AbstractKVStore implements KVStore {
         } catch (RuntimeException | Error e) {
             throw new KVStoreException(key, rank(), "updater " + u + " failed", e);
         }
-    }
-
-    /**
-     * One key: its name, length, variables and host arrays. The arrays are for the hooks, which run in
-     * ops that hold the matching variables. Thread-safe.
-     */
-    public static final class Key {
-        private final String name;
-        private final int length;
-        private final VarHandle storeVar;
-        private final VarHandle mergedVar;
-        private final ByteBuffer stored;
-        private final ByteBuffer merged;
-        private final Map<String, Staging> staging = new ConcurrentHashMap<>();
-        private long pushes;
-        /** The round of the last send op that ran; written and read only in ops holding storeVar. */
-        private volatile long lastSent;
-
-        Key(Engine engine, String name, int length) {
-            this.name = name;
-            this.length = length;
-            storeVar = engine.newVariable("kvstore[" + name + "].stored");
-            mergedVar = engine.newVariable("kvstore[" + name + "].merged");
-            stored = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
-            merged = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
-        }
-
-        /** The key. */
-        public String name() {
-            return name;
-        }
-
-        /** The number of floats. */
-        public int length() {
-            return length;
-        }
-
-        /** Guards {@link #stored()}. */
-        public VarHandle storeVar() {
-            return storeVar;
-        }
-
-        /** Guards {@link #merged()}. */
-        public VarHandle mergedVar() {
-            return mergedVar;
-        }
-
-        /** The key's value as this worker sees it: a new view each call (position 0, limit = length). */
-        public FloatBuffer stored() {
-            return stored.duplicate().order(stored.order()).asFloatBuffer();
-        }
-
-        /** The sum of the last push: a new view each call (position 0, limit = length). */
-        public FloatBuffer merged() {
-            return merged.duplicate().order(merged.order()).asFloatBuffer();
-        }
-
-        /** The bytes of {@link #stored()} (native order, direct): a new view each call. */
-        public ByteBuffer storedBytes() {
-            return stored.duplicate().order(stored.order());
-        }
-
-        /** The bytes of {@link #merged()} (native order, direct): a new view each call. */
-        public ByteBuffer mergedBytes() {
-            return merged.duplicate().order(merged.order());
-        }
-
-        /** The number of pushes this worker made to this key: the round of the last one. */
-        public synchronized long rounds() {
-            return pushes;
-        }
-
-        /**
-         * Moves this worker's round counter of the key forward to {@code round} (no-op if already
-         * there): for an implementation that realigns rounds after some workers skipped some (uneven
-         * batch counts, {@link KVStore#endOfData()}), typically in {@link AbstractKVStore#doBarrier()}.
-         * The next push gets {@code round + 1}.
-         */
-        public synchronized void advanceRoundsTo(long round) {
-            pushes = Math.max(pushes, round);
-        }
-
-        synchronized long nextRound() {
-            return ++pushes;
-        }
-
-        Staging staging(Engine engine, int slot, DeviceArray value) {
-            return staging.computeIfAbsent(slot + "@" + value.context(), k -> new Staging(
-                    engine.newVariable("kvstore[" + name + "].staging" + slot + "@" + value.context()),
-                    value.device().allocateHost(length * Float.BYTES).order(ByteOrder.nativeOrder())));
-        }
-
-        List<VarHandle> vars() {
-            List<VarHandle> vs = new ArrayList<>();
-            vs.add(storeVar);
-            vs.add(mergedVar);
-            for (Staging s : staging.values()) {
-                vs.add(s.var);
-            }
-            return vs;
-        }
-
-        @Override
-        public String toString() {
-            return "key '" + name + "' (" + length + " floats)";
-        }
-    }
-
-    /** A host buffer that one value of a multi-value push is gathered into before the sum. */
-    private record Staging(VarHandle var, ByteBuffer buffer) {
     }
 
     // ---------------------------------------------------------------- KVStore
@@ -390,24 +272,11 @@ public abstract class AbstractKVStore implements KVStore {
         try {
             ensureOpen("init");
             Key k = new Key(engine, key, (int) value.length());
-            Key before = keys.putIfAbsent(key, k);
-            if (before != null) {
-                throw new IllegalArgumentException("key '" + key + "' is already initialised on this " + type
-                        + " store (" + before.length + " floats); init each key once");
-            }
-            pushInit(k, value, memcpy);
+            keys.add(k);
+            ops.init(k, value, memcpy);
         } finally {
             gate.readLock().unlock();
         }
-    }
-
-    private void pushInit(Key k, DeviceArray value, Memcpy memcpy) {
-        String key = k.name;
-        engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), value.buffer(), value.offsetBytes(), k.storedBytes()),
-                value.context(), List.of(value.var()), List.of(k.storeVar), FnProperty.COPY_FROM_DEVICE, 0,
-                "kvstore init " + key + ": copy " + value + " to host");
-        engine.pushAsync(hook(k, 0, "init", this::sendInit0), Context.cpu(), List.of(), List.of(k.storeVar),
-                storeOpProperty(), 0, "kvstore init " + key);
     }
 
     @Override
@@ -416,7 +285,7 @@ public abstract class AbstractKVStore implements KVStore {
         try {
             Key k = checked("push", key, values, "values");
             checkMayPush("push", key);
-            pushLocal(k, values, priority);
+            ops.push(k, values, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -427,7 +296,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             Key k = checked("pull", key, outs, "outs");
-            pullLocal(k, outs, priority);
+            ops.pull(k, outs, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -440,8 +309,8 @@ public abstract class AbstractKVStore implements KVStore {
             Key k = checked("pushPull", key, values, "values");
             checked("pushPull", key, outs, "outs");
             checkMayPush("pushPull", key);
-            pushLocal(k, values, priority);
-            pullLocal(k, outs, priority);
+            ops.push(k, values, priority);
+            ops.pull(k, outs, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -493,13 +362,13 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final Set<String> keys() {
-        return Collections.unmodifiableSortedSet(new TreeSet<>(keys.keySet()));
+        return keys.names();
     }
 
     @Override
     public final int length(String key) {
         Objects.requireNonNull(key, "key");
-        return known(key, "length").length;
+        return keys.known(key, "length").length();
     }
 
     @Override
@@ -525,161 +394,13 @@ public abstract class AbstractKVStore implements KVStore {
         }
     }
 
-    // ---------------------------------------------------------------- the ops
-
-    private void pushLocal(Key k, List<DeviceArray> values, int priority) {
-        long round = k.nextRound();
-        if (values.size() == 1) {
-            DeviceArray v = values.get(0);
-            Memcpy memcpy = v.device().requirePrimitive(Memcpy.class);
-            engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), k.mergedBytes()),
-                    v.context(), List.of(v.var()), List.of(k.mergedVar), FnProperty.COPY_FROM_DEVICE, priority,
-                    "kvstore push " + k.name + " round " + round + ": copy " + v + " to host");
-        } else {
-            List<ByteBuffer> parts = new ArrayList<>(values.size());
-            List<VarHandle> partVars = new ArrayList<>(values.size());
-            for (int i = 0; i < values.size(); i++) {
-                DeviceArray v = values.get(i);
-                Memcpy memcpy = v.device().requirePrimitive(Memcpy.class);
-                Staging s = k.staging(engine, i, v);
-                ByteBuffer host = s.buffer.duplicate().order(s.buffer.order());
-                engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), host),
-                        v.context(), List.of(v.var()), List.of(s.var), FnProperty.COPY_FROM_DEVICE, priority,
-                        "kvstore push " + k.name + " round " + round + ": copy " + v + " to host");
-                parts.add(host);
-                partVars.add(s.var);
-            }
-            engine.pushSync(rc -> sum(parts, k.merged()), Context.cpu(), partVars, List.of(k.mergedVar),
-                    FnProperty.CPU_PRIORITIZED, priority, "kvstore push " + k.name + " round " + round + ": sum "
-                            + values.size() + " values");
-        }
-        engine.pushAsync(hook(k, round, "send", (key, r, done) -> {
-            key.lastSent = r;
-            send(key, r, done);
-        }), Context.cpu(), List.of(k.mergedVar), List.of(k.storeVar), storeOpProperty(), priority,
-                "kvstore push " + k.name + " round " + round);
-        if (reportsSkippedPushes()) {
-            engine.pushAsync(hook(k, round, "report of a skipped push", (key, r, done) -> {
-                if (key.lastSent == r) {
-                    done.complete();
-                } else {
-                    skippedSend(key, r, done);
-                }
-            }), Context.cpu(), List.of(k.storeVar), List.of(), FnProperty.NO_SKIP, priority,
-                    "kvstore push " + k.name + " round " + round + ": check it was sent");
-        }
-    }
-
-    private void pullLocal(Key k, List<DeviceArray> outs, int priority) {
-        long round = k.rounds();
-        if (pullFetches()) {
-            engine.pushAsync(hook(k, round, "fetch", (key, r, done) -> fetch(key, r, done)), Context.cpu(),
-                    List.of(), List.of(k.storeVar), storeOpProperty(), priority,
-                    "kvstore pull " + k.name + " round " + round);
-        }
-        for (DeviceArray out : outs) {
-            Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
-            engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
-                    out.context(), List.of(k.storeVar), List.of(out.var()), scatterProperty(out), priority,
-                    "kvstore pull " + k.name + " round " + round + ": copy to " + out);
-        }
-    }
-
-    /**
-     * The property of the copies into pulled arrays: on a CPU device they are host work that should
-     * jump the queue ({@link FnProperty#CPU_PRIORITIZED}, so pull priorities order them), on another
-     * device host-to-device copies.
-     */
-    private static FnProperty scatterProperty(DeviceArray out) {
-        return out.context().isCpu() ? FnProperty.CPU_PRIORITIZED : FnProperty.COPY_TO_DEVICE;
-    }
-
-    private static void sum(List<ByteBuffer> parts, FloatBuffer merged) {
-        int n = merged.limit();
-        FloatBuffer[] ps = new FloatBuffer[parts.size()];
-        for (int i = 0; i < ps.length; i++) {
-            ps[i] = parts.get(i).duplicate().order(parts.get(i).order()).asFloatBuffer();
-        }
-        for (int j = 0; j < n; j++) {
-            float s = 0; // from 0 in list order, so the result does not depend on which value arrived first
-            for (FloatBuffer p : ps) {
-                s += p.get(j);
-            }
-            merged.put(j, s);
-        }
-    }
-
-    private void sendInit0(Key k, long round, CallbackOnComplete done) throws Exception {
-        sendInit(k, done);
-    }
-
-    /** A hook as called by {@link #hook}. */
-    @FunctionalInterface
-    private interface Hook {
-        void call(Key key, long round, CallbackOnComplete done) throws Exception;
-    }
-
-    /** Wraps a hook as an op body whose failures name the key, this rank, the round and the step. */
-    private AsyncFn hook(Key k, long round, String step, Hook hook) {
-        return (RunContext rc, CallbackOnComplete done) -> {
-            CallbackOnComplete named = new CallbackOnComplete() {
-                @Override
-                public void complete() {
-                    done.complete();
-                }
-
-                @Override
-                public void fail(Throwable error) {
-                    done.fail(named(k, round, step, Objects.requireNonNull(error, "error")));
-                }
-            };
-            try {
-                hook.call(k, round, named);
-            } catch (Exception | Error e) {
-                throw named(k, round, step, e);
-            }
-        };
-    }
-
-    private KVStoreException named(Key k, long round, String step, Throwable error) {
-        if (error instanceof KVStoreException e) {
-            return e;
-        }
-        return new KVStoreException(k.name, rank(), step + " of round " + round + " failed", error);
-    }
-
     // ---------------------------------------------------------------- checks and close
 
     private Key checked(String call, String key, List<DeviceArray> arrays, String what) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(arrays, what);
         ensureOpen(call);
-        Key k = known(key, call);
-        if (arrays.isEmpty()) {
-            throw new IllegalArgumentException(call + " of key '" + key + "': " + what + " is empty; give at least one array");
-        }
-        for (int i = 0; i < arrays.size(); i++) {
-            DeviceArray a = arrays.get(i);
-            if (a == null) {
-                throw new NullPointerException(call + " of key '" + key + "': " + what + "[" + i + "] is null");
-            }
-            if (a.length() != k.length) {
-                throw new IllegalArgumentException(call + " of key '" + key + "': " + what + "[" + i + "] = " + a
-                        + " has " + a.length() + " floats, but the key holds " + k.length
-                        + " (set by init); every array pushed to or pulled from a key has the key's length");
-            }
-        }
-        return k;
-    }
-
-    private Key known(String key, String call) {
-        Key k = keys.get(key);
-        if (k == null) {
-            throw new IllegalArgumentException(call + " of unknown key '" + key + "' on this " + type + " store: call init(\""
-                    + key + "\", value) first" + (keys.isEmpty() ? " (no key is initialised)"
-                            : "; keys initialised: " + new TreeSet<>(keys.keySet())));
-        }
-        return k;
+        return keys.checked(call, key, arrays, what);
     }
 
     /**
@@ -702,10 +423,7 @@ public abstract class AbstractKVStore implements KVStore {
         if (engine.isClosed() || keys.isEmpty()) {
             return;
         }
-        List<VarHandle> vars = new ArrayList<>();
-        for (Key k : keys.values()) {
-            vars.addAll(k.vars());
-        }
+        List<VarHandle> vars = keys.vars();
         CountDownLatch done = new CountDownLatch(1);
         try {
             engine.pushSync(rc -> done.countDown(), Context.cpu(), vars, List.of(), FnProperty.NO_SKIP, 0,

@@ -3,11 +3,9 @@ package org.depengine.kvstore.hazelcast.cluster;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
-import com.hazelcast.core.EntryEvent;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
-import com.hazelcast.map.listener.EntryUpdatedListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,7 +15,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,6 +24,7 @@ import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
 import org.depengine.kvstore.hazelcast.state.KeyOp;
+import org.depengine.kvstore.hazelcast.state.KeyState;
 import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
@@ -58,7 +56,7 @@ public final class ShardedTable implements AutoCloseable {
     private static final String BARRIER = "\u0000barrier";
 
     private final HazelcastInstance hz;
-    private final IMap<String, org.depengine.kvstore.hazelcast.state.KeyState> map;
+    private final IMap<String, KeyState> map;
     private final IMap<Integer, String> ranks;
     private final int rank;
     private final int workers;
@@ -69,7 +67,7 @@ public final class ShardedTable implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
-    private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final PendingReads reads;
     private final Map<UUID, Integer> rankOfMember = new ConcurrentHashMap<>();
     private final UUID mapListener;
     private final UUID ranksListener;
@@ -103,7 +101,8 @@ public final class ShardedTable implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        mapListener = map.addEntryListener(new Events(), false);
+        reads = new PendingReads(map, timer, (key, what, cause) -> failure(key, what, cause, null), () -> closedBecause);
+        mapListener = map.addEntryListener(reads, false);
         CountDownLatch allJoined = new CountDownLatch(1);
         ranksListener = ranks.addEntryListener((EntryAddedListener<Integer, String>) e -> {
             rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
@@ -225,9 +224,8 @@ public final class ShardedTable implements AutoCloseable {
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> {
-            Waiter w = new Waiter(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout);
-            parts.add(w.future.thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
-            w.start();
+            parts.add(reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)
+                    .thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
         });
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> out);
     }
@@ -316,138 +314,6 @@ public final class ShardedTable implements AutoCloseable {
         return new KVStoreException(BARRIER.equals(key) ? null : key, rank, what + ": " + cause, err);
     }
 
-    /** A read that waits for its round: re-issued on each entry event of its key until it is ready. */
-    private final class Waiter {
-        final String chunkKey;
-        final ReadOp op;
-        final String key;
-        final String what;
-        final Duration timeout;
-        final CompletableFuture<float[]> future = new CompletableFuture<>();
-        private boolean inFlight;
-        private boolean dirty;
-        private String lastWhy = "no answer yet";
-        private long deadline;
-
-        Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
-            this.chunkKey = chunkKey;
-            this.op = op;
-            this.key = key;
-            this.what = what;
-            this.timeout = timeout;
-        }
-
-        void start() {
-            // Registered before the first read: an update between that read and the registration would be missed.
-            waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
-            touch();
-            scheduleTimeout(timeout.toMillis());
-            future.whenComplete((v, e) -> {
-                List<Waiter> list = waiters.get(chunkKey);
-                if (list != null) {
-                    list.remove(this);
-                }
-            });
-            attempt();
-        }
-
-        synchronized String lastWhy() {
-            return lastWhy;
-        }
-
-        /** A sign of progress on the key: the timeout counts from here. */
-        synchronized void touch() {
-            deadline = System.nanoTime() + timeout.toNanos();
-        }
-
-        private void scheduleTimeout(long delayMs) {
-            try {
-                timer.schedule(() -> {
-                    long left;
-                    synchronized (this) {
-                        left = deadline - System.nanoTime();
-                    }
-                    if (future.isDone()) {
-                        return;
-                    }
-                    if (left > 0) {
-                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
-                    } else {
-                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
-                                + lastWhy());
-                    }
-                }, delayMs, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                fail(closedBecause == null ? "the store is closing" : closedBecause);
-            }
-        }
-
-        void attempt() {
-            synchronized (this) {
-                if (future.isDone()) {
-                    return;
-                }
-                if (inFlight) {
-                    dirty = true; // read again when this one answers: the key changed meanwhile
-                    return;
-                }
-                inFlight = true;
-            }
-            String closed = closedBecause;
-            if (closed != null) {
-                fail(closed);
-                return;
-            }
-            map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
-                boolean again;
-                synchronized (this) {
-                    inFlight = false;
-                    again = dirty;
-                    dirty = false;
-                    if (reply != null && reply.status() == Reply.Status.NOT_READY) {
-                        lastWhy = reply.message();
-                    }
-                }
-                if (err != null) {
-                    fail(err.toString());
-                } else if (reply.status() == Reply.Status.OK) {
-                    future.complete(reply.value());
-                } else if (reply.status() == Reply.Status.ERROR) {
-                    fail(reply.message());
-                } else if (again) {
-                    attempt();
-                }
-            });
-        }
-
-        void fail(String cause) {
-            future.completeExceptionally(failure(key, what, cause, null));
-        }
-    }
-
-    /** Entry events (no values) of the table: a waiting read of that key may be ready now. */
-    private final class Events implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
-        @Override
-        public void entryAdded(EntryEvent<String, Object> e) {
-            wake(e.getKey());
-        }
-
-        @Override
-        public void entryUpdated(EntryEvent<String, Object> e) {
-            wake(e.getKey());
-        }
-
-        private void wake(String chunkKey) {
-            List<Waiter> list = waiters.get(chunkKey);
-            if (list != null) {
-                for (Waiter w : list) {
-                    w.touch();
-                    w.attempt();
-                }
-            }
-        }
-    }
-
     /** A member that held a rank left: tell every key's owner, so the rounds it will never push fail. */
     private final class Membership implements MembershipListener {
         @Override
@@ -470,22 +336,14 @@ public final class ShardedTable implements AutoCloseable {
                     onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
                             .exceptionally(err -> {
                                 LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
-                                failAllWaiters(reason);
+                                reads.failAll(reason);
                                 return null;
                             });
                 } catch (RuntimeException err) {
                     LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
-                    failAllWaiters(reason);
+                    reads.failAll(reason);
                 }
             });
-        }
-    }
-
-    private void failAllWaiters(String cause) {
-        for (List<Waiter> list : waiters.values()) {
-            for (Waiter w : list) {
-                w.fail(cause);
-            }
         }
     }
 
@@ -499,7 +357,7 @@ public final class ShardedTable implements AutoCloseable {
             return;
         }
         closedBecause = "the store was closed";
-        failAllWaiters(closedBecause);
+        reads.failAll(closedBecause);
         try {
             map.removeEntryListener(mapListener);
             ranks.removeEntryListener(ranksListener);

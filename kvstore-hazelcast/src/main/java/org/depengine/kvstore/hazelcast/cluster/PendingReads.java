@@ -1,0 +1,202 @@
+package org.depengine.kvstore.hazelcast.cluster;
+
+import com.hazelcast.core.EntryEvent;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.EntryUpdatedListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.hazelcast.state.KeyState;
+import org.depengine.kvstore.hazelcast.state.ReadOp;
+import org.depengine.kvstore.hazelcast.state.Reply;
+
+/**
+ * The reads of a {@link ShardedTable} that wait for their round: each is re-issued on every entry event
+ * of its chunk (this class is the table's entry listener) until the owner answers with the value or an
+ * error, or until no event came for the timeout. Event-driven, never polled. Thread-safe.
+ */
+final class PendingReads implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
+    /** Builds the failure of a read, naming the key, the call and the cause. */
+    @FunctionalInterface
+    interface Failure {
+        KVStoreException of(String key, String what, String cause);
+    }
+
+    private final IMap<String, KeyState> map;
+    private final ScheduledExecutorService timer;
+    private final Failure failure;
+    private final Supplier<String> closedBecause;
+    private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+
+    /**
+     * @param map the table's map, read by entry processors on the keys' owners
+     * @param timer runs the timeouts; a read started after it shut down fails at once
+     * @param failure builds a read's failure
+     * @param closedBecause why the table is closed, or null while it is open
+     */
+    PendingReads(IMap<String, KeyState> map, ScheduledExecutorService timer, Failure failure,
+            Supplier<String> closedBecause) {
+        this.map = map;
+        this.timer = timer;
+        this.failure = failure;
+        this.closedBecause = closedBecause;
+    }
+
+    /**
+     * Starts reading {@code chunkKey} with {@code op} until it is ready.
+     *
+     * @return completes with the chunk's value, or exceptionally with the {@link Failure}'s exception
+     */
+    CompletableFuture<float[]> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+        Waiter w = new Waiter(chunkKey, op, key, what, timeout);
+        w.start();
+        return w.future;
+    }
+
+    /** Fails every read still waiting with {@code cause}. */
+    void failAll(String cause) {
+        for (List<Waiter> list : waiters.values()) {
+            for (Waiter w : list) {
+                w.fail(cause);
+            }
+        }
+    }
+
+    @Override
+    public void entryAdded(EntryEvent<String, Object> e) {
+        wake(e.getKey());
+    }
+
+    @Override
+    public void entryUpdated(EntryEvent<String, Object> e) {
+        wake(e.getKey());
+    }
+
+    /** An entry event (no value) of the table: a waiting read of that chunk may be ready now. */
+    private void wake(String chunkKey) {
+        List<Waiter> list = waiters.get(chunkKey);
+        if (list != null) {
+            for (Waiter w : list) {
+                w.touch();
+                w.attempt();
+            }
+        }
+    }
+
+    /** A read that waits for its round: re-issued on each entry event of its key until it is ready. */
+    private final class Waiter {
+        final String chunkKey;
+        final ReadOp op;
+        final String key;
+        final String what;
+        final Duration timeout;
+        final CompletableFuture<float[]> future = new CompletableFuture<>();
+        private boolean inFlight;
+        private boolean dirty;
+        private String lastWhy = "no answer yet";
+        private long deadline;
+
+        Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+            this.chunkKey = chunkKey;
+            this.op = op;
+            this.key = key;
+            this.what = what;
+            this.timeout = timeout;
+        }
+
+        void start() {
+            // Registered before the first read: an update between that read and the registration would be missed.
+            waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
+            touch();
+            scheduleTimeout(timeout.toMillis());
+            future.whenComplete((v, e) -> {
+                List<Waiter> list = waiters.get(chunkKey);
+                if (list != null) {
+                    list.remove(this);
+                }
+            });
+            attempt();
+        }
+
+        synchronized String lastWhy() {
+            return lastWhy;
+        }
+
+        /** A sign of progress on the key: the timeout counts from here. */
+        synchronized void touch() {
+            deadline = System.nanoTime() + timeout.toNanos();
+        }
+
+        private void scheduleTimeout(long delayMs) {
+            try {
+                timer.schedule(() -> {
+                    long left;
+                    synchronized (this) {
+                        left = deadline - System.nanoTime();
+                    }
+                    if (future.isDone()) {
+                        return;
+                    }
+                    if (left > 0) {
+                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+                    } else {
+                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
+                                + lastWhy());
+                    }
+                }, delayMs, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
+            }
+        }
+
+        void attempt() {
+            synchronized (this) {
+                if (future.isDone()) {
+                    return;
+                }
+                if (inFlight) {
+                    dirty = true; // read again when this one answers: the key changed meanwhile
+                    return;
+                }
+                inFlight = true;
+            }
+            String closed = closedBecause.get();
+            if (closed != null) {
+                fail(closed);
+                return;
+            }
+            map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+                boolean again;
+                synchronized (this) {
+                    inFlight = false;
+                    again = dirty;
+                    dirty = false;
+                    if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        lastWhy = reply.message();
+                    }
+                }
+                if (err != null) {
+                    fail(err.toString());
+                } else if (reply.status() == Reply.Status.OK) {
+                    future.complete(reply.value());
+                } else if (reply.status() == Reply.Status.ERROR) {
+                    fail(reply.message());
+                } else if (again) {
+                    attempt();
+                }
+            });
+        }
+
+        void fail(String cause) {
+            future.completeExceptionally(failure.of(key, what, cause));
+        }
+    }
+}
