@@ -1,6 +1,8 @@
 package org.depengine.testkit;
 
+import java.util.Arrays;
 import org.depengine.api.Context;
+import org.depengine.api.device.AbstractDevice;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.DeviceProvider;
@@ -8,6 +10,7 @@ import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.device.SynchronousStream;
 
 /**
  * A device plugin that breaks the device contract on purpose, for {@link MisbehavingDeviceConformance}:
@@ -73,14 +76,16 @@ public final class MisbehavingDevices implements DeviceProvider {
         return DEVICES[id];
     }
 
-    private static final BadDevice[] DEVICES = java.util.Arrays.stream(Offence.values()).map(BadDevice::new)
+    private static final BadDevice[] DEVICES = Arrays.stream(Offence.values()).map(BadDevice::new)
             .toArray(BadDevice[]::new);
 
-    private static final class BadDevice implements Device {
+    /** A well-behaved asynchronous-looking device but for its {@link Offence}. */
+    private static final class BadDevice extends AbstractDevice {
         private final Offence offence;
         private final StreamPolicy policy;
 
         BadDevice(Offence offence) {
+            super(offence.context(), MESSAGE + " (" + offence + ")");
             this.offence = offence;
             this.policy = new StreamPolicy() {
                 @Override
@@ -102,24 +107,17 @@ public final class MisbehavingDevices implements DeviceProvider {
         }
 
         @Override
-        public Context context() {
-            return offence.context();
-        }
-
-        @Override
-        public String description() {
-            return MESSAGE + " (" + offence + ")";
-        }
-
-        @Override
         public Stream createStream(StreamKind kind) {
             switch (offence) {
                 case CREATE_STREAM_THROWS:
                     throw new IllegalStateException(MESSAGE + ": no streams today");
                 case CREATE_STREAM_RETURNS_NULL:
                     return null;
+                case BIND_THROWS:
+                    return new BindThrows(new SynchronousStream(this, kind));
                 default:
-                    return new BadStream(this, kind);
+                    // Work runs on the calling thread; the policy above still says "not done on return".
+                    return new SynchronousStream(this, kind);
             }
         }
 
@@ -134,67 +132,57 @@ public final class MisbehavingDevices implements DeviceProvider {
         }
     }
 
-    private static final class BadStream implements Stream {
-        private static final Event DONE = new Event() {
-            @Override
-            public boolean isDone() {
-                return true;
-            }
+    /** A {@link SynchronousStream} that refuses to be bound to a thread. */
+    private static final class BindThrows implements Stream {
+        private final Stream lane;
 
-            @Override
-            public void await() {
-            }
-        };
-        private final BadDevice device;
-        private final StreamKind kind;
-
-        BadStream(BadDevice device, StreamKind kind) {
-            this.device = device;
-            this.kind = kind;
-        }
-
-        @Override
-        public Device device() {
-            return device;
-        }
-
-        @Override
-        public StreamKind kind() {
-            return kind;
+        BindThrows(Stream lane) {
+            this.lane = lane;
         }
 
         @Override
         public void bindToCurrentThread() {
-            if (device.offence == Offence.BIND_THROWS) {
-                throw new IllegalStateException(MESSAGE + ": cannot bind");
-            }
+            throw new IllegalStateException(MESSAGE + ": cannot bind");
+        }
+
+        @Override
+        public Device device() {
+            return lane.device();
+        }
+
+        @Override
+        public StreamKind kind() {
+            return lane.kind();
         }
 
         @Override
         public Event record() {
-            return DONE;
+            return lane.record();
         }
 
         @Override
         public void waitFor(Event event) {
+            lane.waitFor(event);
         }
 
         @Override
         public void onComplete(Runnable callback) {
-            callback.run();
+            lane.onComplete(callback);
         }
 
         @Override
         public void synchronize() {
+            lane.synchronize();
         }
 
         @Override
         public Throwable takeAsyncError() {
-            return null;
+            return lane.takeAsyncError();
         }
 
         @Override
         public void close() {
+            lane.close();
         }
     }
 }

@@ -9,6 +9,9 @@ import java.io.IOException;
  * a repeated init never overwrites trained weights. Pushes that arrived before it complete now.
  */
 public final class InitOp extends KeyOp {
+    /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
+    private static final long serialVersionUID = 1L;
+
     private float[] value;
 
     /** For Hazelcast's factory. */

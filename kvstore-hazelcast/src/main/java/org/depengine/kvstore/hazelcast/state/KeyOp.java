@@ -13,6 +13,9 @@ import java.util.Map;
  * copies stay equal without shipping the arrays twice: every op is deterministic).
  */
 public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, IdentifiedDataSerializable {
+    /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
+    private static final long serialVersionUID = 1L;
+
     /** The user's key, for the updater and error messages. */
     String key;
     /** Where this chunk starts in the key's array. */

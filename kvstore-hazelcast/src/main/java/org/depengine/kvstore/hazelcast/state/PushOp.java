@@ -12,6 +12,9 @@ import org.depengine.kvstore.Updater;
  * once (after the init, if it is still missing).
  */
 public final class PushOp extends KeyOp {
+    /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
+    private static final long serialVersionUID = 1L;
+
     private int rank;
     private long round;
     private float[] value;

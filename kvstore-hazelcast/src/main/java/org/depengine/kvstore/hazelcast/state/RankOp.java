@@ -10,6 +10,9 @@ import java.io.IOException;
  * {@code reason}).
  */
 public final class RankOp extends KeyOp {
+    /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
+    private static final long serialVersionUID = 1L;
+
     private int rank;
     private int period;
     private String lostReason;

@@ -10,6 +10,9 @@ import java.io.IOException;
  * landed), NOT_READY before that, or the error that keeps the round from ever completing.
  */
 public final class ReadOp extends KeyOp implements ReadOnly {
+    /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
+    private static final long serialVersionUID = 1L;
+
     private long round;
 
     /** For Hazelcast's factory. */
