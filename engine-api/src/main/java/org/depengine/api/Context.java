@@ -21,7 +21,11 @@ public final class Context {
         this.deviceId = deviceId;
     }
 
-    /** The context {@code cpu:0}. */
+    /**
+     * The context {@code cpu:0}.
+     *
+     * @return the context {@code cpu:0}
+     */
     public static Context cpu() {
         return CPU0;
     }
@@ -32,6 +36,8 @@ public final class Context {
      * its worker blocks in a map keyed by id, made on first use, so {@code cpu(2_000_000_000)} costs
      * what {@code cpu(1)} does.
      *
+     * @param id the id, ≥ 0
+     * @return the context {@code cpu:id}
      * @throws IllegalArgumentException if {@code id} is negative
      */
     public static Context cpu(int id) {
@@ -41,6 +47,9 @@ public final class Context {
     /**
      * The context of device {@code deviceId} of type {@code deviceType}.
      *
+     * @param deviceType the device type, e.g. {@code "opencl"}
+     * @param deviceId the device id, ≥ 0
+     * @return the context of device {@code deviceId} of type {@code deviceType}
      * @throws NullPointerException if {@code deviceType} is null
      * @throws IllegalArgumentException if the type is not lower-case letters, digits and '_'
      *     starting with a letter, or the id is negative
@@ -61,6 +70,8 @@ public final class Context {
      * Parses {@code "type:id"}, or {@code "type"} alone for id 0 ({@code "cpu"} = {@code "cpu:0"}).
      * Surrounding blanks are ignored.
      *
+     * @param text the text to parse
+     * @return the context it names
      * @throws NullPointerException if {@code text} is null
      * @throws IllegalArgumentException if the text is not of that form
      */
@@ -82,17 +93,29 @@ public final class Context {
         return of(s.substring(0, colon), id);
     }
 
-    /** The device type, e.g. {@code "cpu"}. */
+    /**
+     * The device type, e.g. {@code "cpu"}.
+     *
+     * @return the device type, e.g. {@code "cpu"}
+     */
     public String deviceType() {
         return deviceType;
     }
 
-    /** The device id, ≥ 0. */
+    /**
+     * The device id, ≥ 0.
+     *
+     * @return the device id, ≥ 0
+     */
     public int deviceId() {
         return deviceId;
     }
 
-    /** Whether this is a CPU context. */
+    /**
+     * Whether this is a CPU context.
+     *
+     * @return whether this is a CPU context
+     */
     public boolean isCpu() {
         return "cpu".equals(deviceType);
     }

@@ -72,6 +72,7 @@ public interface Engine extends AutoCloseable {
      * {@code -Ddepengine.exitTimeoutMs} (default 30000) before logging what is still pending and letting
      * the JVM exit.
      *
+     * @return the process-wide engine
      * @throws IllegalStateException if no engine of that name is found (the message lists those found)
      * @throws IllegalArgumentException naming the property if {@code depengine.exitTimeoutMs} is not a
      *     whole number of milliseconds &ge; 0, or an engine creation hook refused an invalid setting
@@ -85,6 +86,8 @@ public interface Engine extends AutoCloseable {
      * Creates a new, independent engine of the given name, configured from the system properties
      * read now.
      *
+     * @param name the engine name: {@code naive}, {@code pooled}, {@code perdevice} or another provider's
+     * @return the new engine
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalStateException if no engine of that name is found, or two providers claim it
      * @throws IllegalArgumentException if a {@code depengine.*} property has an invalid value
@@ -96,6 +99,9 @@ public interface Engine extends AutoCloseable {
     /**
      * Creates a new, independent engine of the given name with an explicit configuration.
      *
+     * @param name the engine name: {@code naive}, {@code pooled}, {@code perdevice} or another provider's
+     * @param config the settings to read now
+     * @return the new engine
      * @throws NullPointerException if an argument is null
      * @throws IllegalStateException if no engine of that name is found, or two providers claim it
      * @throws IllegalArgumentException if a configuration value is invalid
@@ -104,16 +110,25 @@ public interface Engine extends AutoCloseable {
         return EngineRegistry.create(name, config);
     }
 
-    /** This engine's name, e.g. {@code "perdevice"}. */
+    /**
+     * This engine's name, e.g. {@code "perdevice"}.
+     *
+     * @return this engine's name, e.g. {@code "perdevice"}
+     */
     String name();
 
-    /** A new variable with a generated name. */
+    /**
+     * A new variable with a generated name.
+     *
+     * @return the new variable
+     */
     VarHandle newVariable();
 
     /**
      * A new variable.
      *
      * @param name used in error messages, traces and diagnostics
+     * @return the new variable
      * @throws NullPointerException if {@code name} is null
      */
     VarHandle newVariable(String name);
@@ -121,7 +136,12 @@ public interface Engine extends AutoCloseable {
     /**
      * A reusable operator: the lists are validated and de-duplicated once, here.
      *
+     * @param fn the op's function
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
+     * @param prop the op's property
      * @param name used in error messages and traces; null for a generated name
+     * @return the operator, to push with {@link #push(OprHandle, Context, int, boolean)}
      * @throws NullPointerException if {@code fn}, a list, an element or {@code prop} is null
      * @throws IllegalArgumentException if a variable is in both lists or belongs to another engine
      * @throws IllegalStateException if a variable was deleted
@@ -132,6 +152,7 @@ public interface Engine extends AutoCloseable {
      * Deletes an operator: it can no longer be pushed (from now on), and its resources are released
      * after every op pushed before this call that uses its variables.
      *
+     * @param op the operator from {@link #newOperator}
      * @throws IllegalStateException if it was already deleted
      */
     void deleteOperator(OprHandle op);
@@ -139,6 +160,8 @@ public interface Engine extends AutoCloseable {
     /**
      * Pushes one run of an operator.
      *
+     * @param op the operator from {@link #newOperator}
+     * @param ctx the device context
      * @param priority higher runs first among ready ops of a priority pool; ignored elsewhere
      * @param profiling whether a profiler in "flagged ops only" mode records this run
      * @throws IllegalStateException if the operator or one of its variables was deleted, or the engine is closed
@@ -148,6 +171,12 @@ public interface Engine extends AutoCloseable {
     /**
      * Pushes an asynchronous op: it completes when it calls {@code onComplete}.
      *
+     * @param fn the op's function
+     * @param ctx the device context
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
+     * @param prop the op's property
+     * @param priority the op's priority: higher runs first among ready ops
      * @param name used in error messages and traces; null for a generated name
      * @throws NullPointerException if an argument other than {@code name} is null
      * @throws IllegalArgumentException if a variable is in both lists, or belongs to another engine,
@@ -159,6 +188,14 @@ public interface Engine extends AutoCloseable {
 
     /**
      * Pushes a synchronous op: it completes when {@code fn} returns. Throws as {@link #pushAsync}.
+     *
+     * @param fn the op's function
+     * @param ctx the device context
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
+     * @param prop the op's property
+     * @param priority the op's priority: higher runs first among ready ops
+     * @param name used in error messages and traces; null for a generated name
      */
     void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
                   FnProperty prop, int priority, String name);
@@ -166,6 +203,11 @@ public interface Engine extends AutoCloseable {
     /**
      * Pushes a synchronous {@link FnProperty#NORMAL} op with priority 0 and a generated name.
      * Throws as {@link #pushAsync}.
+     *
+     * @param fn the op's function
+     * @param ctx the device context
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
      */
     default void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars) {
         pushSync(fn, ctx, constVars, mutableVars, FnProperty.NORMAL, 0, null);
@@ -176,6 +218,9 @@ public interface Engine extends AutoCloseable {
      * variable (it writes the variable, with {@link FnProperty#DELETE_VAR}); from this call on, the
      * variable can no longer be used.
      *
+     * @param deleteFn the function to run before the variable is deleted (e.g. to free its memory)
+     * @param ctx the device context
+     * @param var the variable
      * @throws IllegalStateException if the variable was already deleted
      */
     void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var);
@@ -184,6 +229,7 @@ public interface Engine extends AutoCloseable {
      * Waits until every op pushed before this call that writes {@code var} has completed. Running
      * reads do not delay it.
      *
+     * @param var the variable
      * @throws EngineException if the variable carries a failure (then cleared), or the wait was
      *     interrupted (the interrupt status is set again)
      * @throws IllegalStateException if the variable was deleted, or the call is made from inside an op of this engine
@@ -193,6 +239,8 @@ public interface Engine extends AutoCloseable {
     /**
      * As {@link #waitForVar(VarHandle)}, giving up after {@code timeout}.
      *
+     * @param var the variable
+     * @param timeout how long to wait at most
      * @throws WaitTimeoutException if the ops were not done in time; the message lists what is pending
      */
     void waitForVar(VarHandle var, Duration timeout);
@@ -209,6 +257,7 @@ public interface Engine extends AutoCloseable {
     /**
      * As {@link #waitForAll()}, giving up after {@code timeout}.
      *
+     * @param timeout how long to wait at most
      * @throws WaitTimeoutException if the ops were not done in time; the message lists what is pending
      */
     void waitForAll(Duration timeout);
@@ -227,6 +276,8 @@ public interface Engine extends AutoCloseable {
      * (a stage added after completion runs on the thread adding it, as {@link CompletableFuture}
      * always does). Completing or cancelling the future from outside does not affect the engine.
      *
+     * @param var the variable
+     * @return the future
      * @throws NullPointerException if {@code var} is null
      * @throws IllegalArgumentException if {@code var} belongs to another engine
      * @throws IllegalStateException if {@code var} was deleted
@@ -246,6 +297,7 @@ public interface Engine extends AutoCloseable {
      * <p>Never blocks, may be called from inside an op (that op is among those it covers), and is
      * completed from a thread that is not the engine's, as {@link #whenReady}.
      *
+     * @return the future
      * @throws UnsupportedOperationException if the engine implementation does not offer it (every
      *     engine of this project does)
      */
@@ -259,6 +311,7 @@ public interface Engine extends AutoCloseable {
      * the same per push as {@link #pushSync}; the name appears in errors, traces and diagnostics.
      *
      * @param name the op's name; null for a generated one
+     * @return the builder
      */
     default OpBuilder op(String name) {
         return new OpBuilder(this, name);
@@ -274,13 +327,23 @@ public interface Engine extends AutoCloseable {
     /**
      * Adds a listener told of every op's life from now on (see {@link OpListener} for its rules).
      * With no listener the engine pays one volatile read per push.
+     *
+     * @param listener the listener
      */
     void addListener(OpListener listener);
 
-    /** Removes a listener added with {@link #addListener}; unknown listeners are ignored. */
+    /**
+     * Removes a listener added with {@link #addListener}; unknown listeners are ignored.
+     *
+     * @param listener the listener
+     */
     void removeListener(OpListener listener);
 
-    /** Whether {@link #close()} has been called. */
+    /**
+     * Whether {@link #close()} has been called.
+     *
+     * @return whether {@link #close()} has been called
+     */
     boolean isClosed();
 
     /**
@@ -288,6 +351,7 @@ public interface Engine extends AutoCloseable {
      * blocked in waits, and the engine's counters. Safe to call from any thread at any time, including
      * from inside an op and after {@link #close()}; it never blocks on the engine's work.
      *
+     * @return the snapshot
      * @throws UnsupportedOperationException if the engine implementation offers no diagnostics (every
      *     engine of this project does)
      */

@@ -50,7 +50,20 @@ public final class EngineDiagnostics {
      */
     public record PendingOp(long id, String name, Context context, FnProperty property, OpState state,
                             String thread, Duration inFlightFor, List<String> blockedBy) {
-        /** Copies the list; checks the required fields. */
+        /**
+         * Copies the list; checks the required fields.
+         *
+         * @param id the op's run id (push order within the engine)
+         * @param name the op's name
+         * @param context where it runs
+         * @param property its property
+         * @param state where it stands
+         * @param thread the thread running it ({@link OpState#RUNNING}), else null
+         * @param inFlightFor for {@link OpState#AWAITING_CALLBACK} and {@link OpState#ON_DEVICE}: how long since
+         *     it left its thread; else null
+         * @param blockedBy for {@link OpState#WAITING} and {@link OpState#DEFERRED}: what holds it back, one line
+         *     per variable (e.g. {@code var 'x': write by op 'load' #12 (RUNNING)}); else empty
+         */
         public PendingOp {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(state, "state");
@@ -94,27 +107,47 @@ public final class EngineDiagnostics {
         this.counters = Map.copyOf(counters);
     }
 
-    /** The engine's name. */
+    /**
+     * The engine's name.
+     *
+     * @return the engine's name
+     */
     public String engine() {
         return engine;
     }
 
-    /** When the snapshot was taken. */
+    /**
+     * When the snapshot was taken.
+     *
+     * @return when the snapshot was taken
+     */
     public Instant takenAt() {
         return takenAt;
     }
 
-    /** The number of ops pushed and not yet done. */
+    /**
+     * The number of ops pushed and not yet done.
+     *
+     * @return the number of ops pushed and not yet done
+     */
     public long pendingOps() {
         return pendingOps;
     }
 
-    /** The pending ops found, in push order. */
+    /**
+     * The pending ops found, in push order.
+     *
+     * @return the pending ops found, in push order
+     */
     public List<PendingOp> ops() {
         return ops;
     }
 
-    /** The threads blocked in waits of the engine. */
+    /**
+     * The threads blocked in waits of the engine.
+     *
+     * @return the threads blocked in waits of the engine
+     */
     public List<Waiter> waiters() {
         return waiters;
     }
@@ -124,17 +157,28 @@ public final class EngineDiagnostics {
      * launch), {@code sameStreamStarts} (ops started behind a launched producer on the same stream, no
      * wait at all), {@code deviceWaits} (device-side waits between streams of one device: host blocks
      * avoided), {@code hostDeferrals} (ops held on the host until a producer's device work was done).
+     *
+     * @return the counters, by name
      */
     public Map<String, Long> counters() {
         return counters;
     }
 
-    /** The counter of that name, or 0. */
+    /**
+     * The counter of that name, or 0.
+     *
+     * @param name the counter's name
+     * @return the counter of that name, or 0
+     */
     public long counter(String name) {
         return counters.getOrDefault(name, 0L);
     }
 
-    /** {@link #report(int)} listing at most 50 ops. */
+    /**
+     * {@link #report(int)} listing at most 50 ops.
+     *
+     * @return the report
+     */
     public String report() {
         return report(50);
     }
@@ -142,6 +186,9 @@ public final class EngineDiagnostics {
     /**
      * A human-readable multi-line report: one line per pending op (at most {@code maxOps}, oldest
      * first, then a count of the rest) and one per waiting thread.
+     *
+     * @param maxOps the most ops to list
+     * @return the report
      */
     public String report(int maxOps) {
         StringBuilder b = new StringBuilder();

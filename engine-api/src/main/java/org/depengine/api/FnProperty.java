@@ -25,7 +25,11 @@ public enum FnProperty {
     /** Runs even when a variable it reads or writes carries a failure (clean-up, logging). */
     NO_SKIP;
 
-    /** Whether this property sends an op to copy workers. */
+    /**
+     * Whether this property sends an op to copy workers.
+     *
+     * @return whether this property sends an op to copy workers
+     */
     public boolean isCopy() {
         return this == COPY_FROM_DEVICE || this == COPY_TO_DEVICE;
     }

@@ -29,6 +29,8 @@ public final class OpBuilder {
     /**
      * The variables the op reads (its {@code constVars}); replaces any given before.
      *
+     * @param vars the variables it reads
+     * @return this builder
      * @throws NullPointerException if the array or an element is null
      */
     public OpBuilder reads(VarHandle... vars) {
@@ -39,6 +41,8 @@ public final class OpBuilder {
     /**
      * The variables the op reads (its {@code constVars}); replaces any given before.
      *
+     * @param vars the variables it reads
+     * @return this builder
      * @throws NullPointerException if the list or an element is null
      */
     public OpBuilder reads(List<VarHandle> vars) {
@@ -49,6 +53,8 @@ public final class OpBuilder {
     /**
      * The variables the op writes (its {@code mutableVars}); replaces any given before.
      *
+     * @param vars the variables it writes
+     * @return this builder
      * @throws NullPointerException if the array or an element is null
      */
     public OpBuilder writes(VarHandle... vars) {
@@ -59,6 +65,8 @@ public final class OpBuilder {
     /**
      * The variables the op writes (its {@code mutableVars}); replaces any given before.
      *
+     * @param vars the variables it writes
+     * @return this builder
      * @throws NullPointerException if the list or an element is null
      */
     public OpBuilder writes(List<VarHandle> vars) {
@@ -69,6 +77,8 @@ public final class OpBuilder {
     /**
      * The device context the op runs on (default {@link Context#cpu()}).
      *
+     * @param context the device context
+     * @return this builder
      * @throws NullPointerException if {@code context} is null
      */
     public OpBuilder on(Context context) {
@@ -79,6 +89,8 @@ public final class OpBuilder {
     /**
      * The op's property (default {@link FnProperty#NORMAL}).
      *
+     * @param property the op's property
+     * @return this builder
      * @throws NullPointerException if {@code property} is null
      */
     public OpBuilder property(FnProperty property) {
@@ -86,7 +98,12 @@ public final class OpBuilder {
         return this;
     }
 
-    /** The op's priority (default 0): higher runs first among ready ops of a priority pool. */
+    /**
+     * The op's priority (default 0): higher runs first among ready ops of a priority pool.
+     *
+     * @param priority the op's priority: higher runs first among ready ops
+     * @return this builder
+     */
     public OpBuilder priority(int priority) {
         this.priority = priority;
         return this;
@@ -95,6 +112,7 @@ public final class OpBuilder {
     /**
      * Pushes the op with a synchronous function: it completes when {@code fn} returns.
      *
+     * @param fn the op's function
      * @throws NullPointerException if {@code fn} is null
      * @throws IllegalArgumentException as {@link Engine#pushSync}
      * @throws IllegalStateException as {@link Engine#pushSync}
@@ -106,6 +124,7 @@ public final class OpBuilder {
     /**
      * Pushes the op with an asynchronous function: it completes when it calls its callback.
      *
+     * @param fn the op's function
      * @throws NullPointerException if {@code fn} is null
      * @throws IllegalArgumentException as {@link Engine#pushAsync}
      * @throws IllegalStateException as {@link Engine#pushAsync}

@@ -6,6 +6,10 @@ package org.depengine.api;
  * {@link Engine#deleteOperator} makes later pushes fail with {@link IllegalStateException}.
  */
 public interface OprHandle {
-    /** The operator's name as given to {@link Engine#newOperator}, or a generated one. */
+    /**
+     * The operator's name as given to {@link Engine#newOperator}, or a generated one.
+     *
+     * @return the operator's name as given to {@link Engine#newOperator}, or a generated one
+     */
     String name();
 }

@@ -8,12 +8,18 @@ import org.depengine.api.device.Stream;
  * completes); engines reuse run contexts between ops.
  */
 public interface RunContext {
-    /** The device context the op was pushed to. */
+    /**
+     * The device context the op was pushed to.
+     *
+     * @return the device context the op was pushed to
+     */
     Context context();
 
     /**
      * The stream of the worker running this op: device work enqueued here is ordered after the work
      * of earlier ops on the same stream. For CPU contexts it is a synchronous lane.
+     *
+     * @return the stream
      */
     Stream stream();
 }

@@ -11,12 +11,18 @@ package org.depengine.api;
  * <p>Thread-safety: every method may be called from any thread.
  */
 public interface VarHandle {
-    /** The name given at creation, or a generated one ({@code "var#17"}); never null. */
+    /**
+     * The name given at creation, or a generated one ({@code "var#17"}); never null.
+     *
+     * @return the name given at creation, or a generated one ({@code "var#17"}); never null
+     */
     String name();
 
     /**
      * The number of completed writes to this variable, starting at 0. Writes that were skipped because
      * an input carried a failure count too. The value is a snapshot: ops still running may raise it.
+     *
+     * @return the number of completed writes
      */
     long version();
 }

@@ -15,6 +15,8 @@ public abstract class AbstractDevice implements Device {
     /**
      * A device of the given context.
      *
+     * @param context the device context
+     * @param description a human-readable description
      * @throws NullPointerException if an argument is null
      */
     protected AbstractDevice(Context context, String description) {

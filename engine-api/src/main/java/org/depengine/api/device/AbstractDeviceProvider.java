@@ -30,6 +30,7 @@ public abstract class AbstractDeviceProvider<D extends Device> implements Device
     /**
      * A provider of the given type.
      *
+     * @param type the device type this provider offers
      * @throws NullPointerException if {@code type} is null
      */
     protected AbstractDeviceProvider(String type) {
@@ -40,16 +41,24 @@ public abstract class AbstractDeviceProvider<D extends Device> implements Device
      * Finds out whether the type is usable here; called at most once, under a lock. May load native
      * code. A failure is an {@link Availability#no} with the reason; an exception thrown here is turned
      * into one too.
+     *
+     * @return whether the type is usable here, with the reason if not
      */
     protected abstract Availability detect();
 
-    /** How many devices there are; called once, after {@link #detect()} said the type is available. */
+    /**
+     * How many devices there are; called once, after {@link #detect()} said the type is available.
+     *
+     * @return the number of devices
+     */
     protected abstract int countDevices();
 
     /**
      * Opens device {@code id} ({@code 0 <= id < deviceCount()}); called once per id until
      * {@link #close()}, under a lock.
      *
+     * @param id the device id, from 0
+     * @return the opened device
      * @throws RuntimeException if it cannot be opened; it is reported as an {@link IllegalStateException}
      */
     protected abstract D open(int id);

@@ -14,6 +14,8 @@ public abstract class AsynchronousDevice extends AbstractDevice {
     /**
      * A device of the given context.
      *
+     * @param context the device context
+     * @param description a human-readable description
      * @throws NullPointerException if an argument is null
      */
     protected AsynchronousDevice(Context context, String description) {

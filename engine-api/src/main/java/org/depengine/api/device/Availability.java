@@ -12,17 +12,30 @@ import java.util.Objects;
 public record Availability(boolean available, String reason) {
     private static final Availability YES = new Availability(true, "");
 
-    /** @throws NullPointerException if {@code reason} is null */
+    /**
+     * @param available whether devices of the type can be opened
+     * @param reason why not; empty when available
+     * @throws NullPointerException if {@code reason} is null
+     */
     public Availability {
         Objects.requireNonNull(reason, "reason");
     }
 
-    /** The type is usable. */
+    /**
+     * The type is usable.
+     *
+     * @return the answer "usable"
+     */
     public static Availability yes() {
         return YES;
     }
 
-    /** The type is not usable, for the given reason. */
+    /**
+     * The type is not usable, for the given reason.
+     *
+     * @param reason why not, e.g. {@code "libcuda.so.1 not found"}
+     * @return the answer "not usable"
+     */
     public static Availability no(String reason) {
         return new Availability(false, reason);
     }

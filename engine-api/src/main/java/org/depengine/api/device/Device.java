@@ -19,24 +19,42 @@ import org.depengine.api.device.primitive.Primitive;
  * naming the plugin.
  */
 public interface Device {
-    /** This device's context, e.g. {@code opencl:0}. */
+    /**
+     * This device's context, e.g. {@code opencl:0}.
+     *
+     * @return this device's context, e.g. {@code opencl:0}
+     */
     Context context();
 
-    /** A human-readable description ("Portable Computing Language: cpu-haswell-..."). */
+    /**
+     * A human-readable description ("Portable Computing Language: cpu-haswell-...").
+     *
+     * @return a human-readable description ("Portable Computing Language: cpu-haswell-...")
+     */
     String description();
 
     /**
      * A new stream of the given kind. Engines create one per worker that drives the device, and the
      * stream belongs to that worker from then on.
+     *
+     * @param kind the stream kind
+     * @return the new stream
      */
     Stream createStream(StreamKind kind);
 
-    /** The policy deciding when an op on a stream of this kind is launched and done. */
+    /**
+     * The policy deciding when an op on a stream of this kind is launched and done.
+     *
+     * @param kind the stream kind
+     * @return the policy deciding when an op on a stream of this kind is launched and done
+     */
     StreamPolicy policy(StreamKind kind);
 
     /**
      * Whether a stream of this device can wait for an event of another stream of this device on the
      * device, without blocking the host (CUDA, OpenCL: yes; a synchronous CPU lane: not needed).
+     *
+     * @return whether streams wait for one another on the device
      */
     boolean supportsStreamWait();
 
@@ -51,6 +69,8 @@ public interface Device {
     /**
      * Allocates {@code bytes} of device memory.
      *
+     * @param bytes the size in bytes
+     * @return the new buffer
      * @throws UnsupportedOperationException if the device has no memory of its own
      */
     default DeviceBuffer allocate(long bytes) {
@@ -66,6 +86,9 @@ public interface Device {
      * An explicit free could not know whether a slice or duplicate of the buffer is still in use, or an
      * enqueued copy still reads it, and freeing it then would let Java code touch unmapped native memory
      * and crash the JVM. Code that allocates much pinned memory reuses its buffers instead.
+     *
+     * @param bytes the size in bytes
+     * @return the new host buffer
      */
     default ByteBuffer allocateHost(int bytes) {
         return ByteBuffer.allocateDirect(bytes).order(java.nio.ByteOrder.nativeOrder());
@@ -77,6 +100,9 @@ public interface Device {
      * the ones it has. The default offers none. The same instance may be returned on every call;
      * primitives are stateless and thread-safe.
      *
+     * @param <P> the primitive interface
+     * @param type the primitive interface, e.g. {@code Matmul.class}
+     * @return the primitive, or empty if the device does not offer it
      * @throws NullPointerException if {@code type} is null
      */
     default <P extends Primitive> Optional<P> primitive(Class<P> type) {
@@ -87,6 +113,9 @@ public interface Device {
     /**
      * As {@link #primitive(Class)}, for code that cannot go on without the primitive.
      *
+     * @param <P> the primitive interface
+     * @param type the primitive interface, e.g. {@code Matmul.class}
+     * @return the primitive
      * @throws UnsupportedOperationException if this device does not offer it (the message names the device
      *     and the primitive)
      */

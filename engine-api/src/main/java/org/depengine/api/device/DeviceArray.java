@@ -27,6 +27,10 @@ public record DeviceArray(DeviceBuffer buffer, VarHandle var, long offset, long 
     /**
      * Validates the components.
      *
+     * @param buffer the device memory
+     * @param var the variable every op touching these floats lists
+     * @param offset where the array starts in {@code buffer}, in floats, ≥ 0
+     * @param length the number of floats, ≥ 0; {@code offset + length} floats fit in {@code buffer}
      * @throws NullPointerException if {@code buffer} or {@code var} is null
      * @throws IllegalArgumentException if {@code offset} or {@code length} is negative, or the range
      *     does not fit in the buffer (the message gives the sizes)
@@ -49,6 +53,8 @@ public record DeviceArray(DeviceBuffer buffer, VarHandle var, long offset, long 
     /**
      * The whole buffer as an array: {@code buffer.size() / 4} floats from offset 0.
      *
+     * @param buffer the device memory holding the floats
+     * @param var the variable guarding the array
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if the buffer's size is not a multiple of 4 bytes
      */
@@ -66,22 +72,38 @@ public record DeviceArray(DeviceBuffer buffer, VarHandle var, long offset, long 
         return buffer.size() / Float.BYTES;
     }
 
-    /** The device holding the array. */
+    /**
+     * The device holding the array.
+     *
+     * @return the device holding the array
+     */
     public Device device() {
         return buffer.device();
     }
 
-    /** The device context holding the array: where ops that touch it run. */
+    /**
+     * The device context holding the array: where ops that touch it run.
+     *
+     * @return the device context holding the array: where ops that touch it run
+     */
     public Context context() {
         return buffer.device().context();
     }
 
-    /** {@link #offset()} in bytes. */
+    /**
+     * {@link #offset()} in bytes.
+     *
+     * @return {@link #offset()} in bytes
+     */
     public long offsetBytes() {
         return offset * Float.BYTES;
     }
 
-    /** {@link #length()} in bytes. */
+    /**
+     * {@link #length()} in bytes.
+     *
+     * @return {@link #length()} in bytes
+     */
     public long byteLength() {
         return length * Float.BYTES;
     }

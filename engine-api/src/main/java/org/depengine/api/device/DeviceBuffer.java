@@ -6,10 +6,18 @@ package org.depengine.api.device;
  * engine (a variable per buffer).
  */
 public interface DeviceBuffer extends AutoCloseable {
-    /** The device holding the memory. */
+    /**
+     * The device holding the memory.
+     *
+     * @return the device holding the memory
+     */
     Device device();
 
-    /** The size in bytes. */
+    /**
+     * The size in bytes.
+     *
+     * @return the size in bytes
+     */
     long size();
 
     /** Frees the memory; idempotent. */

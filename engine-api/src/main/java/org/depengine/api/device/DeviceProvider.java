@@ -19,19 +19,27 @@ import java.util.Locale;
  * engines do not).
  */
 public interface DeviceProvider {
-    /** The device type this provider offers, as used in {@link org.depengine.api.Context}, e.g. {@code "opencl"}. */
+    /**
+     * The device type this provider offers, as used in {@link org.depengine.api.Context}, e.g. {@code "opencl"}.
+     *
+     * @return the device type
+     */
     String type();
 
     /**
      * Whether the type can be used here, with the reason if not. The first call may load native
      * libraries, later calls return the cached answer. Never throws, except where
      * {@link #isDisabled(String)} does for an invalid value of the switch.
+     *
+     * @return whether the type can be used here, with the reason if not
      */
     Availability probe();
 
     /**
      * How many devices of this type exist: 0 when unavailable. {@link Integer#MAX_VALUE} where any
      * id is valid (logical CPU devices).
+     *
+     * @return the number of devices
      */
     int deviceCount();
 
@@ -39,6 +47,8 @@ public interface DeviceProvider {
      * The device of that id, opened on first use and cached: every call with one id returns the same
      * instance until {@link #close()}; a call after it opens the device again.
      *
+     * @param id the device id, from 0
+     * @return the device
      * @throws IllegalStateException if the type is unavailable (the message gives the reason)
      * @throws IllegalArgumentException if the id is not below {@link #deviceCount()}
      */
@@ -53,7 +63,12 @@ public interface DeviceProvider {
     default void close() {
     }
 
-    /** The system property that disables a device type. */
+    /**
+     * The system property that disables a device type.
+     *
+     * @param type the device type, e.g. {@code "opencl"}
+     * @return the system property that disables a device type
+     */
     static String disabledProperty(String type) {
         return "depengine.device." + type + ".disabled";
     }
@@ -62,6 +77,8 @@ public interface DeviceProvider {
      * Whether {@link #disabledProperty(String)} is set to {@code true} for the type. Only {@code true} and
      * {@code false} (any case, surrounding blanks ignored) are accepted; unset means false.
      *
+     * @param type the device type, e.g. {@code "opencl"}
+     * @return whether the type is disabled
      * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean isDisabled(String type) {
@@ -81,7 +98,12 @@ public interface DeviceProvider {
         }
     }
 
-    /** The availability of a type switched off by {@link #disabledProperty(String)}. */
+    /**
+     * The availability of a type switched off by {@link #disabledProperty(String)}.
+     *
+     * @param type the device type, e.g. {@code "opencl"}
+     * @return the availability of a type switched off by {@link #disabledProperty(String)}
+     */
     static Availability disabledAvailability(String type) {
         return Availability.no("disabled by -D" + disabledProperty(type) + "=true");
     }

@@ -50,12 +50,20 @@ public final class Devices {
         return l;
     }
 
-    /** The device types found, in discovery order. */
+    /**
+     * The device types found, in discovery order.
+     *
+     * @return the device types found, in discovery order
+     */
     public static List<String> types() {
         return lookup().names();
     }
 
-    /** Every provider found (a type claimed twice is left out). */
+    /**
+     * Every provider found (a type claimed twice is left out).
+     *
+     * @return every provider found (a type claimed twice is left out)
+     */
     public static List<DeviceProvider> providers() {
         return lookup().unique();
     }
@@ -63,6 +71,8 @@ public final class Devices {
     /**
      * The provider of a device type.
      *
+     * @param type the device type, e.g. {@code "opencl"}
+     * @return the provider
      * @throws IllegalArgumentException if no provider offers the type (the message lists the types found),
      *     or two do (naming both)
      */
@@ -85,6 +95,8 @@ public final class Devices {
      * Whether devices of the type can be used: disabled by the switch, or what the provider's
      * {@link DeviceProvider#probe()} says.
      *
+     * @param type the device type, e.g. {@code "opencl"}
+     * @return the availability
      * @throws IllegalArgumentException if the type is unknown, or the switch has an invalid value
      */
     public static Availability availability(String type) {
@@ -96,6 +108,8 @@ public final class Devices {
      * The device a context names, opened on first use. It stays open for the life of the JVM unless the
      * application closes its provider (see the class comment).
      *
+     * @param ctx the device context
+     * @return the device
      * @throws IllegalArgumentException if the type is unknown, the id is out of range, or the switch has an
      *     invalid value
      * @throws IllegalStateException if the type is unavailable or disabled here (the message gives the reason)
@@ -108,6 +122,8 @@ public final class Devices {
      * As {@link #device(Context)}, for an engine: the engine holds the device's type until it calls
      * {@link #release(Context)} once for this call.
      *
+     * @param ctx the device context
+     * @return the device
      * @throws IllegalArgumentException if the type is unknown or the id is out of range
      * @throws IllegalStateException if the type is unavailable or disabled here
      */
@@ -123,6 +139,7 @@ public final class Devices {
      * Gives back a device got with {@link #acquire(Context)}. The device stays open (see the class
      * documentation for who closes it).
      *
+     * @param ctx the device context
      * @throws IllegalStateException if the type is not held (a release without an acquire)
      */
     public static void release(Context ctx) {

@@ -12,7 +12,11 @@ package org.depengine.api.device;
  * waiter wait for unrelated work: a silent ordering bug traded for one small allocation per record.
  */
 public interface Event {
-    /** Whether the marked work is done. Never blocks. */
+    /**
+     * Whether the marked work is done. Never blocks.
+     *
+     * @return whether the marked work is done
+     */
     boolean isDone();
 
     /**

@@ -11,7 +11,12 @@ public enum StreamKind {
     /** Copies from the device to the host ({@link FnProperty#COPY_FROM_DEVICE}). */
     DEVICE_TO_HOST;
 
-    /** The stream kind that ops of this property run on. */
+    /**
+     * The stream kind that ops of this property run on.
+     *
+     * @param prop the op's property
+     * @return the stream kind that ops of this property run on
+     */
     public static StreamKind of(FnProperty prop) {
         switch (prop) {
             case COPY_TO_DEVICE:

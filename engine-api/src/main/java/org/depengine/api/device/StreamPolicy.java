@@ -53,7 +53,11 @@ public interface StreamPolicy {
         }
     };
 
-    /** Whether an op is done as soon as its function has returned. */
+    /**
+     * Whether an op is done as soon as its function has returned.
+     *
+     * @return whether an op is done as soon as its function has returned
+     */
     boolean doneOnReturn();
 
     /**
@@ -63,6 +67,9 @@ public interface StreamPolicy {
      * {@code done} must be run exactly once: engines ignore a second run (logging one WARN naming the
      * device), and if this method throws without having run {@code done}, the op fails with an
      * {@link org.depengine.api.EngineException} naming the device type.
+     *
+     * @param stream the stream the op's work was enqueued on
+     * @param done to run once, when the op's work is done
      */
     void whenDone(Stream stream, Runnable done);
 }

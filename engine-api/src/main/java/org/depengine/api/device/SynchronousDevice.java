@@ -12,6 +12,8 @@ public abstract class SynchronousDevice extends AbstractDevice {
     /**
      * A device of the given context.
      *
+     * @param context the device context
+     * @param description a human-readable description
      * @throws NullPointerException if an argument is null
      */
     protected SynchronousDevice(Context context, String description) {

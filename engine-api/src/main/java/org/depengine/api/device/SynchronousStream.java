@@ -34,6 +34,8 @@ public final class SynchronousStream implements Stream {
     /**
      * A lane of {@code device}.
      *
+     * @param device the device the lane belongs to
+     * @param kind the lane's role
      * @throws NullPointerException if an argument is null
      */
     public SynchronousStream(Device device, StreamKind kind) {

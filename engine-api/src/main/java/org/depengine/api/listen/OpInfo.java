@@ -11,37 +11,81 @@ import org.depengine.api.device.Stream;
  * listener call: engines reuse nothing, but a listener must copy what it keeps.
  */
 public interface OpInfo {
-    /** A number unique within the engine, increasing in push order. */
+    /**
+     * A number unique within the engine, increasing in push order.
+     *
+     * @return a number unique within the engine, increasing in push order
+     */
     long id();
 
-    /** The op's name (generated when none was given). */
+    /**
+     * The op's name (generated when none was given).
+     *
+     * @return the op's name (generated when none was given)
+     */
     String name();
 
-    /** The op's property. */
+    /**
+     * The op's property.
+     *
+     * @return the op's property
+     */
     FnProperty property();
 
-    /** The priority it was pushed with. */
+    /**
+     * The priority it was pushed with.
+     *
+     * @return the priority it was pushed with
+     */
     int priority();
 
-    /** The device context it was pushed to. */
+    /**
+     * The device context it was pushed to.
+     *
+     * @return the device context it was pushed to
+     */
     Context context();
 
-    /** The variables it reads, de-duplicated. */
+    /**
+     * The variables it reads, de-duplicated.
+     *
+     * @return the variables it reads, de-duplicated
+     */
     List<VarHandle> reads();
 
-    /** The variables it writes, de-duplicated. */
+    /**
+     * The variables it writes, de-duplicated.
+     *
+     * @return the variables it writes, de-duplicated
+     */
     List<VarHandle> writes();
 
-    /** The {@code profiling} flag of {@link org.depengine.api.Engine#push}; true for {@code pushSync/pushAsync}. */
+    /**
+     * The {@code profiling} flag of {@link org.depengine.api.Engine#push}; true for {@code pushSync/pushAsync}.
+     *
+     * @return the {@code profiling} flag
+     */
     boolean profiling();
 
-    /** The stream it runs on, once started; null before, and for ops run without a stream. */
+    /**
+     * The stream it runs on, once started; null before, and for ops run without a stream.
+     *
+     * @return the stream it runs on, once started; null before, and for ops run without a stream
+     */
     Stream stream();
 
-    /** How it ended, once finished; null before. */
+    /**
+     * How it ended, once finished; null before.
+     *
+     * @return how it ended, once finished; null before
+     */
     Outcome outcome();
 
-    /** Its failure (its own, or one it took over when skipped), once finished; null if none. */
+    /**
+     * Its failure (its own, or one it took over when skipped), once finished; null if none.
+     *
+     * @return its failure (its own, or one it took over when skipped), once finished; null if none
+     */
     Throwable failure();
 
     /** How an op ended. */

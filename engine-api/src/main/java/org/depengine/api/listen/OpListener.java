@@ -15,29 +15,57 @@ package org.depengine.api.listen;
  * {@code started}, then for device ops {@code launched}, then exactly one {@code finished}.
  */
 public interface OpListener {
-    /** The op was registered with the tracker. */
+    /**
+     * The op was registered with the tracker.
+     *
+     * @param op the op
+     * @param nanoTime {@link System#nanoTime()} at the event
+     */
     default void pushed(OpInfo op, long nanoTime) {
     }
 
-    /** Every dependency of the op is met; it is handed to a worker (or run inline). */
+    /**
+     * Every dependency of the op is met; it is handed to a worker (or run inline).
+     *
+     * @param op the op
+     * @param nanoTime {@link System#nanoTime()} at the event
+     */
     default void ready(OpInfo op, long nanoTime) {
     }
 
-    /** The op starts on the current thread (its function runs next, unless it is skipped). */
+    /**
+     * The op starts on the current thread (its function runs next, unless it is skipped).
+     *
+     * @param op the op
+     * @param nanoTime {@link System#nanoTime()} at the event
+     */
     default void started(OpInfo op, long nanoTime) {
     }
 
-    /** A device op's function returned, its device work enqueued; it is not done yet. */
+    /**
+     * A device op's function returned, its device work enqueued; it is not done yet.
+     *
+     * @param op the op
+     * @param nanoTime {@link System#nanoTime()} at the event
+     */
     default void launched(OpInfo op, long nanoTime) {
     }
 
-    /** The op is done, failed or skipped: see {@link OpInfo#outcome()}. */
+    /**
+     * The op is done, failed or skipped: see {@link OpInfo#outcome()}.
+     *
+     * @param op the op
+     * @param nanoTime {@link System#nanoTime()} at the event
+     */
     default void finished(OpInfo op, long nanoTime) {
     }
 
     /**
      * {@code producer}'s completion released one of {@code consumer}'s dependencies (a dependency
      * arrow). Reported while {@code producer} finishes, before {@code consumer} is ready.
+     *
+     * @param producer the op whose completion released the dependency
+     * @param consumer the op that depended on it
      */
     default void released(OpInfo producer, OpInfo consumer) {
     }

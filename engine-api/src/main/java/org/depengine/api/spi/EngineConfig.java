@@ -26,7 +26,11 @@ public final class EngineConfig {
         this.given = given;
     }
 
-    /** The {@code depengine.*} system properties, read now. */
+    /**
+     * The {@code depengine.*} system properties, read now.
+     *
+     * @return the configuration
+     */
     public static EngineConfig fromSystemProperties() {
         Properties props = System.getProperties();
         Map<String, String> map = new TreeMap<>();
@@ -38,13 +42,24 @@ public final class EngineConfig {
         return new EngineConfig(Map.copyOf(map), Set.of());
     }
 
-    /** Exactly the given settings (system properties are not consulted). */
+    /**
+     * Exactly the given settings (system properties are not consulted).
+     *
+     * @param values the settings, by key
+     * @return the configuration
+     */
     public static EngineConfig of(Map<String, String> values) {
         Map<String, String> copy = Map.copyOf(values);
         return new EngineConfig(copy, copy.keySet());
     }
 
-    /** This configuration with one setting added or replaced. */
+    /**
+     * This configuration with one setting added or replaced.
+     *
+     * @param key the setting's key, e.g. {@code "depengine.pooled.workers"}
+     * @param value its value
+     * @return a new configuration
+     */
     public EngineConfig with(String key, String value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
@@ -58,6 +73,9 @@ public final class EngineConfig {
     /**
      * The setting as errors name it, with where it came from: {@code system property KEY} or
      * {@code setting KEY (given to EngineConfig)}.
+     *
+     * @param key the setting's key, e.g. {@code "depengine.pooled.workers"}
+     * @return the description
      */
     public String describe(String key) {
         return given.contains(key) ? "setting " + key + " (given to EngineConfig)" : "system property " + key;
@@ -66,17 +84,28 @@ public final class EngineConfig {
     /**
      * Logs one WARN for each unknown {@code depengine.*} key (once per key per JVM), naming it, where
      * it came from and the closest known key; engines call it when created. Returns the warnings logged.
+     *
+     * @return the warnings logged by this call (none for a key warned about before)
      */
     public List<String> warnUnknownKeys() {
         return KnownSettings.warnUnknown(this);
     }
 
-    /** The raw value, or null if not set. */
+    /**
+     * The raw value, or null if not set.
+     *
+     * @param key the setting's key, e.g. {@code "depengine.pooled.workers"}
+     * @return the raw value, or null if not set
+     */
     public String get(String key) {
         return values.get(key);
     }
 
-    /** All settings, unmodifiable. */
+    /**
+     * All settings, unmodifiable.
+     *
+     * @return all settings, unmodifiable
+     */
     public Map<String, String> asMap() {
         return values;
     }
@@ -84,6 +113,11 @@ public final class EngineConfig {
     /**
      * An integer setting.
      *
+     * @param key the setting's key, e.g. {@code "depengine.pooled.workers"}
+     * @param defaultValue the value when the setting is absent
+     * @param min the smallest value accepted
+     * @param max the largest value accepted
+     * @return the value, or {@code defaultValue} if not set
      * @throws IllegalArgumentException naming the property if the value is not an integer in [min, max]
      */
     public int getInt(String key, int defaultValue, int min, int max) {
@@ -108,6 +142,9 @@ public final class EngineConfig {
     /**
      * A boolean setting ({@code true} or {@code false}, any case).
      *
+     * @param key the setting's key, e.g. {@code "depengine.pooled.workers"}
+     * @param defaultValue the value when the setting is absent
+     * @return the value, or {@code defaultValue} if not set
      * @throws IllegalArgumentException naming the property for any other value
      */
     public boolean getBoolean(String key, boolean defaultValue) {

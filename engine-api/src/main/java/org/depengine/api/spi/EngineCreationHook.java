@@ -11,6 +11,10 @@ import org.depengine.api.Engine;
  * ignored.
  */
 public interface EngineCreationHook {
-    /** Called on the creating thread right after {@code engine} was made, before it is returned. */
+    /**
+     * Called on the creating thread right after {@code engine} was made, before it is returned.
+     *
+     * @param engine the engine, fully built
+     */
     void engineCreated(Engine engine);
 }

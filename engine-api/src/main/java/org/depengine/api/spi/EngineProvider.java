@@ -10,7 +10,11 @@ import org.depengine.api.Engine;
  * provider on the path is instantiated to read its name.
  */
 public interface EngineProvider {
-    /** The engine name users select, e.g. {@code "pooled"}: lower-case, unique. */
+    /**
+     * The engine name users select, e.g. {@code "pooled"}: lower-case, unique.
+     *
+     * @return the engine name
+     */
     String name();
 
     /**
@@ -18,6 +22,7 @@ public interface EngineProvider {
      *
      * @param config the settings to read now; an invalid value is an {@link IllegalArgumentException}
      *     naming the property
+     * @return the new engine
      */
     Engine create(EngineConfig config);
 }

@@ -57,7 +57,12 @@ public final class KnownSettings {
     private KnownSettings() {
     }
 
-    /** Whether {@code key} is a setting of this project (or under a namespace a module validates). */
+    /**
+     * Whether {@code key} is a setting of this project (or under a namespace a module validates).
+     *
+     * @param key the setting's key
+     * @return whether {@code key} is a setting of this project (or under a namespace a module validates)
+     */
     public static boolean isKnown(String key) {
         if (KEYS.contains(key)) {
             return true;
@@ -74,7 +79,12 @@ public final class KnownSettings {
         return false;
     }
 
-    /** The known key closest to {@code key} (by edit distance, case ignored), for "did you mean". */
+    /**
+     * The known key closest to {@code key} (by edit distance, case ignored), for "did you mean".
+     *
+     * @param key the setting's key
+     * @return the closest known key
+     */
     public static String closest(String key) {
         List<String> candidates = new ArrayList<>(KEYS);
         // depengine.device.X.Y resembles the per-type key for X; anything else, the generic form.
@@ -91,6 +101,9 @@ public final class KnownSettings {
      * The candidate closest to {@code name} (by edit distance, case ignored; ties to the one that sorts
      * first), for "did you mean" messages of any module's settings.
      *
+     * @param name the name to match
+     * @param candidates the names to choose from
+     * @return the closest candidate
      * @throws NoSuchElementException if there is no candidate
      */
     public static String closest(String name, Collection<String> candidates) {

@@ -10,7 +10,14 @@ import org.depengine.api.device.Stream;
  * device.
  */
 public interface Activation extends Primitive {
-    /** Enqueues {@code y[i] = max(x[i], 0)}. */
+    /**
+     * Enqueues {@code y[i] = max(x[i], 0)}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param n the number of floats
+     * @param x the input floats
+     * @param y the output floats
+     */
     default void relu(Stream stream, long n, DeviceBuffer x, DeviceBuffer y) {
         PrimitiveChecks.stream(device(), stream);
         PrimitiveChecks.nonNegative("n", n);
@@ -24,6 +31,12 @@ public interface Activation extends Primitive {
     /**
      * Enqueues the ReLU gradient: {@code dx[i] = dy[i]} where {@code y[i] > 0}, else 0, with {@code y}
      * the output of {@link #relu}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param n the number of floats
+     * @param y the forward pass's output
+     * @param dy the gradient of the output
+     * @param dx receives the gradient of the input
      */
     default void reluGrad(Stream stream, long n, DeviceBuffer y, DeviceBuffer dy, DeviceBuffer dx) {
         PrimitiveChecks.stream(device(), stream);
@@ -36,9 +49,24 @@ public interface Activation extends Primitive {
         }
     }
 
-    /** {@link #relu} after its checks, with {@code n > 0}. */
+    /**
+     * {@link #relu} after its checks, with {@code n > 0}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param n the number of floats
+     * @param x the input floats
+     * @param y the output floats
+     */
     void enqueueRelu(Stream stream, long n, DeviceBuffer x, DeviceBuffer y);
 
-    /** {@link #reluGrad} after its checks, with {@code n > 0}. */
+    /**
+     * {@link #reluGrad} after its checks, with {@code n > 0}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param n the number of floats
+     * @param y the forward pass's output
+     * @param dy the gradient of the output
+     * @param dx receives the gradient of the input
+     */
     void enqueueReluGrad(Stream stream, long n, DeviceBuffer y, DeviceBuffer dy, DeviceBuffer dx);
 }

@@ -20,6 +20,17 @@ public interface Matmul extends Primitive {
      * nothing. {@code C} must not be the same buffer as {@code A} or {@code B}; {@code A} and {@code B}
      * may be the same buffer.
      *
+     * @param stream the stream to enqueue on, of this device
+     * @param transA whether {@code A} is transposed
+     * @param transB whether {@code B} is transposed
+     * @param m the rows of {@code C}
+     * @param n the columns of {@code C}
+     * @param k the inner dimension
+     * @param alpha the factor of {@code A · B}
+     * @param a the matrix {@code A}
+     * @param b the matrix {@code B}
+     * @param beta the factor of the old {@code C}
+     * @param c the matrix {@code C}, updated in place
      * @throws IllegalArgumentException if a dimension is negative, a buffer is too small for its matrix,
      *     {@code C} is {@code A} or {@code B}, or a buffer or {@code stream} belongs to another device
      */
@@ -39,7 +50,21 @@ public interface Matmul extends Primitive {
         }
     }
 
-    /** {@link #sgemm} after its checks, with {@code m · n > 0} ({@code k} may be 0). */
+    /**
+     * {@link #sgemm} after its checks, with {@code m · n > 0} ({@code k} may be 0).
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param transA whether {@code A} is transposed
+     * @param transB whether {@code B} is transposed
+     * @param m the rows of {@code C}
+     * @param n the columns of {@code C}
+     * @param k the inner dimension
+     * @param alpha the factor of {@code A · B}
+     * @param a the matrix {@code A}
+     * @param b the matrix {@code B}
+     * @param beta the factor of the old {@code C}
+     * @param c the matrix {@code C}, updated in place
+     */
     void enqueueSgemm(Stream stream, boolean transA, boolean transB, int m, int n, int k, float alpha, DeviceBuffer a,
             DeviceBuffer b, float beta, DeviceBuffer c);
 }

@@ -15,6 +15,10 @@ public interface Memcpy extends Primitive {
      * Enqueues a copy of {@code src}'s remaining bytes (position to limit) into {@code dst} at
      * {@code dstOffsetBytes}.
      *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param dst the destination
+     * @param dstOffsetBytes where in {@code dst} to start, in bytes
      * @throws IllegalArgumentException if {@code src} is not direct, the range does not fit in {@code dst},
      *     or {@code dst} or {@code stream} belongs to another device
      */
@@ -32,6 +36,10 @@ public interface Memcpy extends Primitive {
      * Enqueues a copy of {@code dst.remaining()} bytes of {@code src}, from {@code srcOffsetBytes}, into
      * {@code dst} (from its position). Read {@code dst} only once the copy is done.
      *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param srcOffsetBytes where in {@code src} to start, in bytes
+     * @param dst the destination
      * @throws IllegalArgumentException if {@code dst} is not direct, the range does not fit in {@code src},
      *     or {@code src} or {@code stream} belongs to another device
      */
@@ -50,6 +58,12 @@ public interface Memcpy extends Primitive {
      * {@code dstOffsetBytes}, both buffers of the stream's device. The two ranges must not overlap
      * (they may be disjoint parts of one buffer). To move data between devices, copy through the host.
      *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param srcOffsetBytes where in {@code src} to start, in bytes
+     * @param dst the destination
+     * @param dstOffsetBytes where in {@code dst} to start, in bytes
+     * @param bytes how many bytes to copy
      * @throws IllegalArgumentException if a range does not fit, the ranges overlap, or a buffer belongs
      *     to another device
      */
@@ -66,13 +80,36 @@ public interface Memcpy extends Primitive {
         }
     }
 
-    /** {@link #hostToDevice} after its checks, with bytes to copy. */
+    /**
+     * {@link #hostToDevice} after its checks, with bytes to copy.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param dst the destination
+     * @param dstOffsetBytes where in {@code dst} to start, in bytes
+     */
     void enqueueHostToDevice(Stream stream, ByteBuffer src, DeviceBuffer dst, long dstOffsetBytes);
 
-    /** {@link #deviceToHost} after its checks, with bytes to copy. */
+    /**
+     * {@link #deviceToHost} after its checks, with bytes to copy.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param srcOffsetBytes where in {@code src} to start, in bytes
+     * @param dst the destination
+     */
     void enqueueDeviceToHost(Stream stream, DeviceBuffer src, long srcOffsetBytes, ByteBuffer dst);
 
-    /** {@link #deviceToDevice} after its checks, with {@code bytes > 0}. */
+    /**
+     * {@link #deviceToDevice} after its checks, with {@code bytes > 0}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param src the source
+     * @param srcOffsetBytes where in {@code src} to start, in bytes
+     * @param dst the destination
+     * @param dstOffsetBytes where in {@code dst} to start, in bytes
+     * @param bytes how many bytes to copy
+     */
     void enqueueDeviceToDevice(Stream stream, DeviceBuffer src, long srcOffsetBytes, DeviceBuffer dst,
             long dstOffsetBytes, long bytes);
 }

@@ -14,6 +14,10 @@ import org.depengine.api.device.Device;
  * Callers use the checked methods; the {@code enqueue...} methods are for the default methods only.
  */
 public interface Primitive {
-    /** The device this primitive runs on: the buffers and the stream of every call must be of it. */
+    /**
+     * The device this primitive runs on: the buffers and the stream of every call must be of it.
+     *
+     * @return the device this primitive runs on: the buffers and the stream of every call must be of it
+     */
     Device device();
 }

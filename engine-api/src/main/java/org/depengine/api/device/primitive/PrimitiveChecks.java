@@ -20,6 +20,8 @@ public final class PrimitiveChecks {
     /**
      * Checks that the stream belongs to {@code device}.
      *
+     * @param device the device the primitive runs on
+     * @param stream the stream of the call
      * @throws NullPointerException if {@code stream} is null
      * @throws IllegalArgumentException if it belongs to another device
      */
@@ -35,6 +37,9 @@ public final class PrimitiveChecks {
     /**
      * Checks that the buffer belongs to {@code device}.
      *
+     * @param device the device the primitive runs on
+     * @param buffer the buffer
+     * @param name the argument's name, for the message
      * @throws NullPointerException if {@code buffer} is null
      * @throws IllegalArgumentException if it belongs to another device
      */
@@ -50,6 +55,10 @@ public final class PrimitiveChecks {
     /**
      * Checks that {@code buffer} belongs to {@code device} and holds {@code count} floats from float 0.
      *
+     * @param device the device the primitive runs on
+     * @param buffer the buffer
+     * @param name the argument's name, for the message
+     * @param count how many floats (or bytes) it must hold
      * @throws NullPointerException if {@code buffer} is null
      * @throws IllegalArgumentException if it belongs to another device, {@code count} is negative or
      *     the buffer is too small
@@ -62,6 +71,10 @@ public final class PrimitiveChecks {
     /**
      * Checks that {@code count} 4-byte elements from element {@code offset} fit in {@code buffer}.
      *
+     * @param buffer the buffer
+     * @param name the argument's name, for the message
+     * @param offset where the range starts
+     * @param count how many floats (or bytes) it must hold
      * @throws IllegalArgumentException if {@code offset} or {@code count} is negative or the range does
      *     not fit
      */
@@ -78,6 +91,10 @@ public final class PrimitiveChecks {
     /**
      * Checks that {@code count} bytes from byte {@code offset} fit in {@code buffer}.
      *
+     * @param buffer the buffer
+     * @param name the argument's name, for the message
+     * @param offset where the range starts
+     * @param count how many floats (or bytes) it must hold
      * @throws IllegalArgumentException if {@code offset} or {@code count} is negative or the range does
      *     not fit
      */
@@ -93,6 +110,8 @@ public final class PrimitiveChecks {
     /**
      * Checks that a host buffer can take part in an asynchronous copy.
      *
+     * @param host the host buffer
+     * @param name the argument's name, for the message
      * @throws NullPointerException if {@code host} is null
      * @throws IllegalArgumentException if it is not direct
      */
@@ -104,14 +123,24 @@ public final class PrimitiveChecks {
         }
     }
 
-    /** @throws IllegalArgumentException if {@code value} is negative */
+    /**
+     * @param name the argument's name, for the message
+     * @param value the value
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public static void nonNegative(String name, long value) {
         if (value < 0) {
             throw new IllegalArgumentException(name + " must be >= 0, got " + value);
         }
     }
 
-    /** @throws IllegalArgumentException if {@code a} and {@code b} are the same buffer */
+    /**
+     * @param a one buffer
+     * @param nameA its name, for the message
+     * @param b the other buffer
+     * @param nameB its name, for the message
+     * @throws IllegalArgumentException if {@code a} and {@code b} are the same buffer
+     */
     public static void distinct(DeviceBuffer a, String nameA, DeviceBuffer b, String nameB) {
         if (a == b) {
             throw new IllegalArgumentException("'" + nameA + "' and '" + nameB + "' must be different buffers");
@@ -121,6 +150,10 @@ public final class PrimitiveChecks {
     /**
      * The number of elements of a {@code rows × cols} matrix.
      *
+     * @param name the argument's name, for the message
+     * @param rows the number of rows
+     * @param cols the number of columns
+     * @return {@code rows · cols}
      * @throws IllegalArgumentException if a dimension is negative
      */
     public static long matrix(String name, long rows, long cols) {
@@ -132,6 +165,11 @@ public final class PrimitiveChecks {
     /**
      * Checks that two byte ranges do not overlap, if they are in the same buffer.
      *
+     * @param src the source buffer
+     * @param srcOffset where the source range starts, in bytes
+     * @param dst the destination buffer
+     * @param dstOffset where the destination range starts, in bytes
+     * @param bytes the length of both ranges, in bytes
      * @throws IllegalArgumentException if they overlap
      */
     public static void disjoint(DeviceBuffer src, long srcOffset, DeviceBuffer dst, long dstOffset, long bytes) {

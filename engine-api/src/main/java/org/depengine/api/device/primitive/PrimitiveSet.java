@@ -17,6 +17,7 @@ public final class PrimitiveSet {
     /**
      * A set of the given primitive objects (one object may implement several interfaces).
      *
+     * @param offered the primitives the device offers, in lookup order
      * @throws NullPointerException if an element is null
      */
     public PrimitiveSet(Primitive... offered) {
@@ -26,6 +27,9 @@ public final class PrimitiveSet {
     /**
      * The first offered primitive that implements {@code type}, or empty.
      *
+     * @param <P> the primitive interface
+     * @param type the primitive interface
+     * @return the primitive, or empty
      * @throws NullPointerException if {@code type} is null
      */
     public <P extends Primitive> Optional<P> find(Class<P> type) {

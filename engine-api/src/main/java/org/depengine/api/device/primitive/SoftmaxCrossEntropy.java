@@ -18,7 +18,14 @@ public interface SoftmaxCrossEntropy extends Primitive {
      * {@code dlogits} may be the same buffer as {@code logits}; {@code loss} must not overlap
      * {@code logits} or {@code dlogits}. {@code cols} must be at least 1 when {@code rows} is not 0.
      *
+     * @param stream the stream to enqueue on, of this device
+     * @param rows the number of rows
+     * @param cols the number of columns
+     * @param logits the row-major {@code rows × cols} scores
+     * @param labels the class of each row, as floats
+     * @param loss receives the loss of each row
      * @param dlogits where the gradient goes, or null to compute the loss only
+     * @param gradScale the factor applied to the gradient (e.g. 1 / batch size)
      * @throws IllegalArgumentException if a size is negative, {@code cols} is 0 with rows to do, a buffer
      *     is too small, or a buffer or the stream belongs to another device
      */
@@ -44,7 +51,18 @@ public interface SoftmaxCrossEntropy extends Primitive {
         }
     }
 
-    /** {@link #lossAndGradient} after its checks, with {@code rows > 0} and {@code cols > 0}. */
+    /**
+     * {@link #lossAndGradient} after its checks, with {@code rows > 0} and {@code cols > 0}.
+     *
+     * @param stream the stream to enqueue on, of this device
+     * @param rows the number of rows
+     * @param cols the number of columns
+     * @param logits the row-major {@code rows × cols} scores
+     * @param labels the class of each row, as floats
+     * @param loss receives the loss of each row
+     * @param dlogits receives the gradient of the scores
+     * @param gradScale the factor applied to the gradient (e.g. 1 / batch size)
+     */
     void enqueueLossAndGradient(Stream stream, int rows, int cols, DeviceBuffer logits, DeviceBuffer labels,
             DeviceBuffer loss, DeviceBuffer dlogits, float gradScale);
 }
