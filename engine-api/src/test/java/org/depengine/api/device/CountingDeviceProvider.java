@@ -55,7 +55,7 @@ public final class CountingDeviceProvider extends AbstractDeviceProvider<Countin
 
     /** Type {@value #TYPE}: for the test that pins a type for good with {@link Devices#device}. */
     public static final class ForPinning extends AbstractDeviceProvider<CountingDevice> {
-        static final String TYPE = "apitest-pinned";
+        static final String TYPE = "apitest_pinned";
         static final AtomicInteger CLOSES = new AtomicInteger();
 
         public ForPinning() {
