@@ -3,7 +3,8 @@
  * (an event over a native handle, pinned while in use and recycled once done),
  * {@link org.depengine.device.common.AsyncStream} (a stream's ledger of recorded events, its asynchronous
  * error and its callbacks), {@link org.depengine.device.common.CompletionThread} (one thread per device
- * for completion callbacks) and {@link org.depengine.device.common.BoundedPool}.
+ * for completion callbacks), {@link org.depengine.device.common.InFlight} (the callbacks a close waits
+ * for) and {@link org.depengine.device.common.BoundedPool}.
  */
 module org.depengine.device.common {
     requires transitive org.depengine.api;

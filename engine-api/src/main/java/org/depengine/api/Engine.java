@@ -368,6 +368,11 @@ public interface Engine extends AutoCloseable {
      * taken. Ops that never complete (an async op whose callback is never called) keep close waiting; a
      * misbehaving device plugin does not (its ops fail, see {@link org.depengine.api.device.Device}).
      *
+     * <p>Devices: the engine closes the streams it made and gives its devices back
+     * ({@link org.depengine.api.device.Devices#release}); the last engine using a device type to close
+     * thereby closes that type's devices, freeing their buffers, unless something else holds them (see
+     * {@link org.depengine.api.device.Devices} for who owns what, and how to keep devices open).
+     *
      * @throws IllegalStateException if called from inside an op of this engine
      */
     @Override

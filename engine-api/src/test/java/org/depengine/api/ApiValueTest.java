@@ -70,7 +70,7 @@ class ApiValueTest {
     @Test
     void anUnknownDeviceTypeListsTheTypesFound() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Devices.provider("tpu"));
-        // The only provider on this module's test path is the test type of org.depengine.api.device.
+        // The only providers on this module's test path are the test types of org.depengine.api.device.
         assertTrue(e.getMessage().contains("tpu") && e.getMessage().contains("found: apitest"), e.getMessage());
     }
 

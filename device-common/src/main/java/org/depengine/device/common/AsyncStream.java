@@ -33,6 +33,8 @@ public abstract class AsyncStream<D extends Device, E extends HandleEvent<?>> im
     /** Events recorded that may still hold a handle, oldest first. Guarded by itself. */
     private final ArrayDeque<E> outstanding = new ArrayDeque<>();
     private volatile boolean closed;
+    /** Why the stream is closed, for the error of a later use; null while open. */
+    private volatile String closedBecause;
 
     /** Stream {@code number} of {@code device} (the number goes into {@link #toString()}). */
     protected AsyncStream(D device, StreamKind kind, int number) {
@@ -109,19 +111,28 @@ public abstract class AsyncStream<D extends Device, E extends HandleEvent<?>> im
 
     /** Marks the stream closed; true only for the first call, which then does the closing. */
     protected final boolean markClosed() {
+        return markClosed("it was closed");
+    }
+
+    /**
+     * Marks the stream closed, saying why in the error of a later use (e.g. its device was closed);
+     * true only for the first call, which then does the closing.
+     */
+    protected final boolean markClosed(String because) {
         synchronized (outstanding) {
             if (closed) {
                 return false;
             }
+            closedBecause = Objects.requireNonNull(because, "because");
             closed = true;
             return true;
         }
     }
 
-    /** @throws IllegalStateException if the stream is closed */
+    /** @throws IllegalStateException if the stream is closed (the message says why) */
     protected final void checkOpen() {
         if (closed) {
-            throw new IllegalStateException(this + " is closed");
+            throw new IllegalStateException(this + " is closed: " + closedBecause);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.depengine.device.common;
 
+import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -43,5 +44,19 @@ public final class CompletionThread implements Executor {
     /** Lets the tasks handed over so far finish, then ends the thread. Idempotent. */
     public void close() {
         executor.shutdown();
+    }
+
+    /**
+     * After {@link #close()}: waits until the tasks handed over have run, at most {@code timeout}.
+     *
+     * @return whether they have all run (false on timeout, or if interrupted: the status is kept)
+     */
+    public boolean awaitClosed(Duration timeout) {
+        try {
+            return executor.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return executor.isTerminated();
+        }
     }
 }

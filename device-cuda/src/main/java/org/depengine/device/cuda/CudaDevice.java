@@ -2,15 +2,23 @@ package org.depengine.device.cuda;
 
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUevent;
 import org.depengine.api.Context;
 import org.depengine.api.device.AsynchronousDevice;
+import org.depengine.api.device.Devices;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
@@ -28,8 +36,12 @@ import org.slf4j.LoggerFactory;
  * {@link #allocate} is {@code cuMemAlloc}; {@link #allocateHost} is page-locked memory
  * ({@code cuMemHostAlloc}), freed when the returned buffer becomes unreachable. Completion callbacks
  * run on one callback thread per device, never on the driver's thread (a host function must not call
- * CUDA, and a callback might). Thread-safe. Opened by {@link CudaDeviceProvider#device(int)}, which owns
- * it and closes it ({@link #close()}) once no engine uses it.
+ * CUDA, and a callback might). Thread-safe.
+ *
+ * <p>Lifetime: opened by {@link CudaDeviceProvider#device(int)}, which owns it and closes it
+ * ({@link #close()}; see {@link org.depengine.api.device.Devices} for when). A stream or buffer of a
+ * closed device fails with an {@link IllegalStateException} naming the device; the device itself then
+ * makes no stream or buffer.
  */
 public final class CudaDevice extends AsynchronousDevice {
     private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
@@ -41,6 +53,8 @@ public final class CudaDevice extends AsynchronousDevice {
      * the work they marked is seen done.
      */
     static final int EVENT_POOL_LIMIT = 1024;
+    /** How long {@link #close()} waits for completion callbacks handed to the callback thread. */
+    static final Duration CALLBACK_WAIT = Duration.ofSeconds(30);
 
     private final CudaDriver driver;
     private final int ordinal;
@@ -51,6 +65,14 @@ public final class CudaDevice extends AsynchronousDevice {
     private final AtomicLong pinnedBytes = new AtomicLong();
     private final CudaKernels kernels = new CudaKernels(this);
     private final PrimitiveSet primitives = new PrimitiveSet(new CudaPrimitives(this));
+    /** Streams and buffers not closed yet: {@link #close()} closes them. */
+    private final Set<CudaStream> streams = ConcurrentHashMap.newKeySet();
+    private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
+    /** Read-held while a stream or buffer is made; write-held while {@link #closed} is set. */
+    private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private volatile boolean closed;
+    /** Whether the retained primary context has been released (once: at close, or by the last pinned free). */
+    private final AtomicBoolean contextReleased = new AtomicBoolean();
 
     CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
         super(ctx, Objects.requireNonNullElse(driver.deviceName(ordinal), "CUDA device " + ordinal));
@@ -66,10 +88,17 @@ public final class CudaDevice extends AsynchronousDevice {
     @Override
     public CudaStream createStream(StreamKind kind) {
         Objects.requireNonNull(kind, "kind");
-        bind();
-        CudaStream s = new CudaStream(this, kind, driver.createStream(), streamCount.incrementAndGet());
-        LOG.debug("{}: created stream {}", context(), s);
-        return s;
+        lifecycle.readLock().lock();
+        try {
+            checkOpen("create a stream");
+            bind();
+            CudaStream s = new CudaStream(this, kind, driver.createStream(), streamCount.incrementAndGet());
+            streams.add(s);
+            LOG.debug("{}: created stream {}", context(), s);
+            return s;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
     }
 
     /**
@@ -77,33 +106,51 @@ public final class CudaDevice extends AsynchronousDevice {
      *
      * @throws IllegalArgumentException if {@code bytes} is not positive
      * @throws jcuda.CudaException if CUDA cannot allocate it
+     * @throws IllegalStateException if the device is closed
      */
     @Override
     public CudaBuffer allocate(long bytes) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
         }
-        bind();
-        return new CudaBuffer(this, driver.memAlloc(bytes), bytes);
+        lifecycle.readLock().lock();
+        try {
+            checkOpen("allocate a buffer");
+            bind();
+            CudaBuffer b = new CudaBuffer(this, driver.memAlloc(bytes), bytes);
+            buffers.add(b);
+            return b;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
     }
 
     /**
      * Page-locked host memory ({@code cuMemHostAlloc}) as a native-order direct buffer: copies from and
      * to it are truly asynchronous. The memory is freed ({@code cuMemFreeHost}) once the buffer, and
-     * every view of it, is unreachable.
+     * every view of it, is unreachable, even after the device has closed (the primary context is released
+     * only once the last of them is freed).
+     *
+     * @throws IllegalStateException if the device is closed
      */
     @Override
     public ByteBuffer allocateHost(int bytes) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("host buffer size must be > 0 bytes, got " + bytes);
         }
-        bind();
-        Pointer host = driver.memHostAlloc(bytes);
-        ByteBuffer buffer = driver.hostBuffer(host, bytes);
-        pinnedBytes.addAndGet(bytes);
-        // The action must not reach the buffer, or it would never become unreachable.
-        CLEANER.register(buffer, new FreeHost(driver, primary, host, bytes, pinnedBytes, context()));
-        return buffer;
+        lifecycle.readLock().lock();
+        try {
+            checkOpen("allocate host memory");
+            bind();
+            Pointer host = driver.memHostAlloc(bytes);
+            ByteBuffer buffer = driver.hostBuffer(host, bytes);
+            pinnedBytes.addAndGet(bytes);
+            // The action must not reach the buffer, or it would never become unreachable.
+            CLEANER.register(buffer, new FreeHost(this, host, bytes));
+            return buffer;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
     }
 
     /**
@@ -169,44 +216,110 @@ public final class CudaDevice extends AsynchronousDevice {
         return callbacks;
     }
 
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** @throws IllegalStateException naming the device and what to do, if it is closed */
+    void checkOpen(String what) {
+        if (closed) {
+            throw new IllegalStateException("cannot " + what + ": " + closedMessage());
+        }
+    }
+
+    /** Why a stream or buffer of this device cannot be used any more, and what to do. */
+    String closedMessage() {
+        return "device " + context() + " (" + description() + ") was closed, which freed its streams and buffers "
+                + "(its provider closed it: the last engine using '" + context().deviceType() + "' closed, or the "
+                + "application closed the provider). Use objects of the device an open engine holds, keep an engine "
+                + "open while you use them, take the device with Devices.acquire and release it when done, or set -D"
+                + Devices.KEEP_OPEN_PROPERTY + "=true";
+    }
+
+    void streamClosed(CudaStream s) {
+        streams.remove(s);
+    }
+
+    void bufferClosed(CudaBuffer b) {
+        buffers.remove(b);
+    }
+
     /**
-     * Destroys the idle pooled events, ends the callback thread once the callbacks handed to it have run,
-     * and releases the primary context, unless page-locked host buffers of {@link #allocateHost} are still
-     * reachable: releasing the context would free them under their users' feet, so it stays retained. Called
-     * by the provider once no engine uses the device; its streams must be closed before. A failure is
-     * logged.
+     * Closes the device. In order: the streams still open are synchronised (which waits for their host
+     * functions too) and destroyed; the completion callbacks handed to the callback thread run; the
+     * buffers still allocated and the idle pooled events are freed; the primary context is released,
+     * unless page-locked host buffers of {@link #allocateHost} are still reachable: releasing it would free
+     * them under their users' feet, so the last of them to be freed releases it. Called by the provider
+     * that opened the device ({@link CudaDeviceProvider#close()}), not while an engine uses it.
+     * Idempotent; a failure is logged.
      */
     @Override
     public void close() {
+        lifecycle.writeLock().lock();
         try {
-            bind();
-            events.clear();
-            if (pinnedBytes.get() == 0) {
-                driver.releasePrimaryContext(ordinal);
-            } else {
-                LOG.debug("{}: primary context kept: {} bytes of page-locked host memory in use", context(),
-                        pinnedBytes.get());
+            if (closed) {
+                return;
             }
+            closed = true;
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+        try {
+            for (CudaStream s : List.copyOf(streams)) {
+                s.closeWithDevice();
+            }
+            callbacks.close();
+            if (!callbacks.awaitClosed(CALLBACK_WAIT)) {
+                LOG.warn("{}: completion callbacks still running {} s after closing", context(), CALLBACK_WAIT.toSeconds());
+            }
+            bind();
+            for (CudaBuffer b : List.copyOf(buffers)) {
+                b.freeWithDevice();
+            }
+            events.clear();
         } catch (RuntimeException e) {
             LOG.warn("{}: closing failed", context(), e);
         } finally {
             callbacks.close();
+            if (pinnedBytes.get() > 0) {
+                LOG.debug("{}: primary context kept until {} bytes of page-locked host memory are freed", context(),
+                        pinnedBytes.get());
+            }
+            releaseContextIfUnused();
         }
     }
 
-    /** Frees a pinned host allocation; runs on the cleaner's thread. */
-    private record FreeHost(CudaDriver driver, CUcontext ctx, Pointer host, long bytes, AtomicLong pinnedBytes,
-            Context device) implements Runnable {
+    /** Releases the primary context once the device is closed and no page-locked host memory is left. */
+    private void releaseContextIfUnused() {
+        if (!closed || pinnedBytes.get() != 0 || !contextReleased.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            driver.releasePrimaryContext(ordinal);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: releasing the primary context failed", context(), e);
+        }
+    }
+
+    /** Frees a pinned host allocation; runs on the cleaner's thread, even after {@link #close()}. */
+    private void freeHost(Pointer host, long bytes) {
+        try {
+            driver.setCurrent(primary);
+            driver.memFreeHost(host);
+        } catch (RuntimeException e) {
+            LOG.warn("{}: cuMemFreeHost failed", context(), e);
+        } finally {
+            pinnedBytes.addAndGet(-bytes);
+            releaseContextIfUnused();
+        }
+    }
+
+    /** The cleaner's action: it holds the device, never the buffer (or the buffer would stay reachable). */
+    private record FreeHost(CudaDevice device, Pointer host, long bytes) implements Runnable {
         @Override
         public void run() {
-            try {
-                driver.setCurrent(ctx);
-                driver.memFreeHost(host);
-            } catch (RuntimeException e) {
-                LoggerFactory.getLogger(CudaDevice.class).warn("{}: cuMemFreeHost failed", device, e);
-            } finally {
-                pinnedBytes.addAndGet(-bytes);
-            }
+            device.freeHost(host, bytes);
         }
     }
 }

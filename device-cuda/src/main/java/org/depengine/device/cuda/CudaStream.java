@@ -172,12 +172,26 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
         device().requirePrimitive(Memcpy.class).deviceToHost(this, src, srcOffset, dst);
     }
 
-    /** Synchronizes, destroys the cuBLAS handle, recycles the events, destroys the stream. Idempotent. */
+    /**
+     * Synchronizes (which waits for the host functions of {@link #onComplete} too), destroys the cuBLAS
+     * handle, recycles the events, destroys the stream. Idempotent; a later use is an
+     * {@link IllegalStateException}.
+     */
     @Override
     public void close() {
-        if (!markClosed()) {
-            return;
+        if (markClosed()) {
+            release();
         }
+    }
+
+    /** Closes the stream because its device is closing: a later use says so. */
+    void closeWithDevice() {
+        if (markClosed(device().closedMessage())) {
+            release();
+        }
+    }
+
+    private void release() {
         device().bind();
         try {
             driver.synchronizeStream(stream);
@@ -200,6 +214,7 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
         } catch (CudaException e) {
             LOG.warn("{}: cuStreamDestroy failed: {}", this, e.getMessage());
         }
+        device().streamClosed(this);
         LOG.debug("{}: closed", this);
     }
 

@@ -290,4 +290,43 @@ class CudaStreamTest {
         verify(driver).memHostAlloc(4096);
         assertEquals(4096, device.pinnedHostBytes());
     }
+
+    @Test
+    void closingTheDeviceClosesItsStreamsFreesItsBuffersAndReleasesTheContextOnce() {
+        CUdeviceptr ptr = new CUdeviceptr();
+        when(driver.memAlloc(64)).thenReturn(ptr);
+        CudaStream s = device.createStream(StreamKind.COMPUTE);
+        CUstream raw = s.cuStream();
+        CudaBuffer buf = device.allocate(64);
+        CudaStream closedBefore = device.createStream(StreamKind.COMPUTE);
+        CUstream rawClosed = closedBefore.cuStream();
+        closedBefore.close();
+        device.close();
+        device.close();
+        assertTrue(device.isClosed());
+        verify(driver, times(1)).destroyStream(same(raw));
+        verify(driver, times(1)).destroyStream(same(rawClosed));
+        verify(driver, times(1)).memFree(same(ptr));
+        verify(driver, times(1)).releasePrimaryContext(0);
+        IllegalStateException e = assertThrows(IllegalStateException.class, buf::ptr);
+        assertTrue(e.getMessage().contains("cuda:0") && e.getMessage().contains("was closed")
+                && e.getMessage().contains("depengine.device.keepOpen"), e.getMessage());
+        buf.close();
+        verify(driver, times(1)).memFree(same(ptr));
+        e = assertThrows(IllegalStateException.class, s::record);
+        assertTrue(e.getMessage().contains("was closed"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> device.allocate(64));
+        assertThrows(IllegalStateException.class, () -> device.createStream(StreamKind.COMPUTE));
+        assertThrows(IllegalStateException.class, () -> device.allocateHost(64));
+    }
+
+    @Test
+    void pinnedHostMemoryKeepsThePrimaryContextPastTheClose() {
+        when(driver.memHostAlloc(anyLong())).thenReturn(new Pointer());
+        when(driver.hostBuffer(any(), anyLong())).thenAnswer(inv -> ByteBuffer.allocateDirect((int) (long) inv.getArgument(1)));
+        ByteBuffer pinned = device.allocateHost(4096);
+        device.close();
+        verify(driver, never()).releasePrimaryContext(0);
+        assertEquals(4096, pinned.capacity()); // still usable: its context is still retained
+    }
 }

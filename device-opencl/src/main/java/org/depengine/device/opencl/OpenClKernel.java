@@ -61,6 +61,7 @@ public final class OpenClKernel {
     public long maxWorkGroupSize() {
         long v = maxWorkGroupSize;
         if (v == 0) {
+            device.checkOpen("query kernel '" + name + "'");
             long[] out = new long[1];
             try {
                 clGetKernelWorkGroupInfo(kernel, device.clDevice(), CL_KERNEL_WORK_GROUP_SIZE, Sizeof.size_t,
@@ -87,6 +88,7 @@ public final class OpenClKernel {
      * @param args the kernel arguments in order: {@link OpenClBuffer}, {@link cl_mem}, {@link Integer},
      *     {@link Long}, {@link Float}, {@link Double}, {@link Short}, {@link Byte} or {@link Local}
      * @throws IllegalArgumentException if an argument has another type or the stream belongs to another device
+     * @throws IllegalStateException if the device is closed (the kernel was released with it)
      * @throws EngineException if OpenCL refuses an argument or the launch
      */
     public void launch(OpenClStream stream, long[] globalWorkSize, Object... args) {
@@ -100,6 +102,7 @@ public final class OpenClKernel {
     public void launch(OpenClStream stream, long[] globalWorkSize, long[] localWorkSize, Object... args) {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(globalWorkSize, "globalWorkSize");
+        device.checkOpen("launch kernel '" + name + "'");
         if (stream.device() != device) {
             throw new IllegalArgumentException("kernel '" + name + "' of " + device.context() + " launched on a stream of "
                     + stream.device().context());

@@ -19,6 +19,7 @@ import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.device.common.AsyncStream;
 import org.depengine.device.common.HandleEvent;
+import org.depengine.device.common.InFlight;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.EventCallbackFunction;
@@ -51,6 +52,8 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
     private static final EventCallbackFunction ON_COMPLETE = (event, status, userData) -> ((Hook) userData).handOff(status);
 
     private final cl_command_queue queue;
+    /** This stream's completion callbacks set and not yet through their native work. */
+    private final InFlight callbacks = new InFlight();
 
     OpenClStream(OpenClDevice device, StreamKind kind, int number) {
         super(device, kind, number);
@@ -133,12 +136,15 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
         cl_event ev = marker("onComplete");
         Hook hook = device().hooks().acquire();
         hook.arm(this, callback, ev);
+        callbacks.begin();
+        device().callbacks().begin();
         try {
             clSetEventCallback(ev, CL_COMPLETE, ON_COMPLETE, hook);
         } catch (RuntimeException e) {
             hook.arm(null, null, null);
             device().hooks().release(hook);
             device().releaseEvent(ev);
+            callbacksEnded();
             throw e instanceof CLException cle ? failure("set an event callback", cle) : e;
         }
     }
@@ -203,22 +209,51 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
     }
 
     /**
-     * Finishes the queue's work, releases its events and the queue. Idempotent. Callbacks set with
-     * {@link #onComplete} before the close still run.
+     * Finishes the queue's work, waits for the completion callbacks of that work to come in (the driver
+     * reports them after {@code clFinish} returns), then releases the stream's events and the queue.
+     * Idempotent. Callbacks set with {@link #onComplete} before the close still run. A later use of the
+     * stream is an {@link IllegalStateException}.
      */
     @Override
     public void close() {
-        if (!markClosed()) {
-            return;
+        if (markClosed()) {
+            release();
         }
+    }
+
+    /** Closes the stream because its device is closing: a later use says so. */
+    void closeWithDevice() {
+        if (markClosed(device().closedMessage())) {
+            release();
+        }
+    }
+
+    private void release() {
         try {
             clFinish(queue);
         } catch (CLException e) {
             LOG.warn("{}: clFinish failed while closing: {}", this, CL.stringFor_errorCode(e.getStatus()));
         }
+        if (!callbacks.awaitNone(OpenClDevice.CALLBACK_WAIT)) {
+            // Releasing the queue under a callback that may still come is what must not happen.
+            LOG.error("{}: {} completion callback(s) still outstanding {} s after clFinish; the command queue is "
+                    + "left allocated", this, callbacks.count(), OpenClDevice.CALLBACK_WAIT.toSeconds());
+            device().streamClosed(this);
+            return;
+        }
         settleAll(HandleEvent::markDone);
-        clReleaseCommandQueue(queue);
+        try {
+            clReleaseCommandQueue(queue);
+        } catch (CLException e) {
+            LOG.warn("{}: clReleaseCommandQueue failed: {}", this, CL.stringFor_errorCode(e.getStatus()));
+        }
+        device().streamClosed(this);
         LOG.debug("{}: closed", this);
+    }
+
+    private void callbacksEnded() {
+        callbacks.end();
+        device().callbacks().end();
     }
 
     private cl_event marker(String what) {
@@ -270,21 +305,30 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
             stream.device().completions().execute(() -> fire(status));
         }
 
+        /**
+         * The native work comes before the callback: once the callback has told the engine that the work
+         * is done, the engine may close the stream and the device at once, and nothing of this hook may
+         * touch their objects after that.
+         */
         private void fire(int status) {
             OpenClStream s = stream;
             Runnable cb = callback;
             cl_event ev = event;
             arm(null, null, null);
-            if (status < 0) {
-                s.recordAsyncError(new EngineException("OpenCL work on " + s + " failed: "
-                        + CL.stringFor_errorCode(status)));
+            try {
+                if (status < 0) {
+                    s.recordAsyncError(new EngineException("OpenCL work on " + s + " failed: "
+                            + CL.stringFor_errorCode(status)));
+                }
+                s.device().releaseEvent(ev);
+                // The queue is in order: every event recorded before this marker is complete now, so
+                // their cl_events can go without waiting for the stream's next record().
+                s.sweep();
+                s.device().hooks().release(this);
+            } finally {
+                s.callbacksEnded();
             }
             s.runCallback(cb);
-            s.device().releaseEvent(ev);
-            s.device().hooks().release(this);
-            // The queue is in order: every event recorded before this marker is complete now, so
-            // their cl_events can go without waiting for the stream's next record().
-            s.sweep();
         }
     }
 }

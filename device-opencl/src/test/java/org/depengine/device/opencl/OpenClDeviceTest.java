@@ -23,6 +23,7 @@ import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.jocl.CL;
 import org.jocl.cl_event;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -63,7 +64,15 @@ class OpenClDeviceTest {
         provider = assertInstanceOf(OpenClDeviceProvider.class, p);
         Availability a = provider.probe();
         Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (e.g. pocl-opencl-icd)");
-        device = (OpenClDevice) Devices.device(Context.of("opencl", 0));
+        device = (OpenClDevice) Devices.acquire(Context.of("opencl", 0));
+    }
+
+    @AfterAll
+    static void giveBack() {
+        if (device != null) {
+            device = null;
+            Devices.release(Context.of("opencl", 0));
+        }
     }
 
     @Test

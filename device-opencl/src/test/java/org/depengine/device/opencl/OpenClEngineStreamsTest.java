@@ -89,7 +89,7 @@ class OpenClEngineStreamsTest {
     void open() {
         var a = Devices.provider("opencl").probe();
         Requirements.assumeDevice("opencl", a, "needs an OpenCL runtime (CI installs PoCL)");
-        device = (OpenClDevice) Devices.device(CL0);
+        device = (OpenClDevice) Devices.acquire(CL0); // held until the user events are released
     }
 
     private void start(int computeWorkers) {
@@ -110,6 +110,9 @@ class OpenClEngineStreamsTest {
         }
         for (cl_event e : userEvents) {
             clReleaseEvent(e);
+        }
+        if (device != null) {
+            Devices.release(CL0);
         }
     }
 

@@ -44,7 +44,7 @@ class OpenClPrimitiveEngineTest {
     void open() {
         Availability a = Devices.provider("opencl").probe();
         Requirements.assumeDevice("opencl", a, "needs an OpenCL platform (CI installs PoCL)");
-        device = Devices.device(GPU);
+        device = Devices.acquire(GPU); // held beyond the engine: the test reads buffers after waitForAll
         engine = Engine.create("perdevice");
     }
 
@@ -52,6 +52,9 @@ class OpenClPrimitiveEngineTest {
     void close() {
         if (engine != null) {
             engine.close();
+        }
+        if (device != null) {
+            Devices.release(GPU);
         }
     }
 

@@ -8,8 +8,9 @@ import org.depengine.api.device.primitive.Primitive;
 
 /**
  * One device: it makes streams and events and allocates memory. Engines get devices through
- * {@link Devices#acquire} and never close them: the provider that opened a device owns it, and it stays
- * open for the life of the JVM unless the application calls {@link DeviceProvider#close()}. Thread-safe.
+ * {@link Devices#acquire} and never close them: the provider that opened a device owns it and closes it
+ * ({@link DeviceProvider#close()}) when the last engine using its type has closed (see {@link Devices}
+ * for who owns what). Thread-safe.
  *
  * <p><b>A plugin that breaks this contract</b> (a {@link Device}, {@link Stream} or {@link StreamPolicy}
  * method that throws, {@link #createStream} or {@link #policy} returning null, a done callback called
@@ -60,8 +61,10 @@ public interface Device {
 
     /**
      * Frees what the device holds (contexts, threads, pools). Called only by the provider that opened the
-     * device, from {@link DeviceProvider#close()}, which the application calls once nothing uses it; streams and buffers of the
-     * device must not be used afterwards. The default does nothing.
+     * device, from {@link DeviceProvider#close()}, once nothing uses it. Its streams and buffers are freed
+     * with it; a later use of one should be an {@link IllegalStateException} naming the device (never a
+     * use of freed native memory), and work already enqueued finishes, with its completion callbacks,
+     * before anything is freed. The default does nothing.
      */
     default void close() {
     }

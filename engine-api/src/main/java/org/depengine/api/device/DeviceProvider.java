@@ -14,9 +14,10 @@ import java.util.Locale;
  * most extend {@link AbstractDeviceProvider}, which does all of this.
  *
  * <p>Ownership: a provider owns the devices it opens. An engine acquires a device through
- * {@link Devices#acquire} and releases it when it closes; the devices stay open for the life of the JVM
- * unless the application calls {@link #close()} once nothing uses them (see {@link Devices} for why
- * engines do not).
+ * {@link Devices#acquire} and releases it when it closes; when the last engine using the type has
+ * released it, {@link Devices} calls {@link #close()}, and the next engine's request opens the devices
+ * again (see {@link Devices} for the exceptions: {@link Devices#device}, and
+ * {@code -Ddepengine.device.keepOpen=true}).
  */
 public interface DeviceProvider {
     /**
@@ -56,9 +57,10 @@ public interface DeviceProvider {
 
     /**
      * Closes every device this provider has opened ({@link Device#close()}); a later {@link #device(int)}
-     * opens a fresh one. Engines never call it; an application may, once no engine or other code uses a
-     * device of this provider, and not while one is in use. Idempotent; the default does nothing (for
-     * providers whose devices hold nothing to free).
+     * opens a fresh one. {@link Devices} calls it when the last engine using this type has released it;
+     * an application may too, once nothing uses a device of this provider, never while one is in use.
+     * The streams, buffers and kernels of a closed device must fail clearly when used afterwards.
+     * Idempotent; the default does nothing (for providers whose devices hold nothing to free).
      */
     default void close() {
     }

@@ -1,37 +1,57 @@
 package org.depengine.api.device;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Context;
 import org.depengine.api.internal.ProviderLookup;
+import org.slf4j.LoggerFactory;
 
 /**
- * Looks up device providers by type, through {@link java.util.ServiceLoader}. The providers are found
- * once, on first use, and cached for the life of the class loader. Thread-safe.
+ * Looks up device providers by type, through {@link java.util.ServiceLoader}, and keeps count of the
+ * engines that use each type. The providers are found once, on first use, and cached for the life of the
+ * class loader. Thread-safe.
  *
  * <p>The switch {@code -Ddepengine.device.<type>.disabled=true} is checked here, before any provider of
  * the type is asked for a device, so every provider, a plugin's too, honours it.
  *
- * <p>Ownership: a provider owns the devices it opens, and they stay open for the life of the JVM
- * unless the application closes the provider ({@link DeviceProvider#close()}) once nothing uses its
- * devices. Engines get their devices with {@link #acquire(Context)} and give them back with
- * {@link #release(Context)} when they close; the count only checks that they pair up. Engines do not
- * close devices when the last of them releases a type: closing a native context and opening a new one
- * while the garbage collector may still release objects of the old one (pinned memory, buffers,
- * events) is not known to be safe on every driver (an OpenCL test JVM crashed once in native code while
- * engines did so), and reopening costs a kernel rebuild per engine.
+ * <p><b>Who owns what.</b>
+ * <ul>
+ *   <li>A provider opens its devices (lazily, on the first request for an id) and owns them; only
+ *   {@link DeviceProvider#close()} closes them, and a later request opens them afresh.</li>
+ *   <li>Engines take devices with {@link #acquire(Context)} and give them back with
+ *   {@link #release(Context)} when they close ({@link org.depengine.api.Engine#close()}). When the last
+ *   engine using a device type releases it, this class closes the type's provider, which closes the
+ *   devices it opened (native contexts, queues, buffers, compiled kernels, threads); the next engine
+ *   reopens them. Acquiring and closing are serialised per type: a device is never closed while an
+ *   engine holds it, and an engine never gets a device that is being closed.</li>
+ *   <li>Streams, buffers, events and kernels belong to the device that made them. After the device has
+ *   closed they are freed; using one is an {@link IllegalStateException} that names the device and what
+ *   to do (the devices of this project; a plugin should do the same), never a use of freed native
+ *   memory. A {@link DeviceArray} over such a buffer fails the same way in the op that touches it.</li>
+ *   <li>Code outside an engine that uses a device for a while (allocating buffers before the engine is
+ *   created, reading them after it has closed) holds the type the same way: {@link #acquire(Context)},
+ *   then {@link #release(Context)} when done.</li>
+ *   <li>{@link #device(Context)} takes a device for the life of the JVM: the engines never close that
+ *   type afterwards (its provider may still be closed by the application).</li>
+ *   <li>{@code -D}{@value #KEEP_OPEN_PROPERTY}{@code =true} keeps every device open after its last engine
+ *   has closed (reopening costs a context and a kernel build per engine cycle, which an application that
+ *   creates and closes many short-lived engines may not want). The application may then close a
+ *   provider itself, once nothing uses its devices.</li>
+ * </ul>
  */
 public final class Devices {
+    /** The system property that keeps devices open when the last engine using them closes. */
+    public static final String KEEP_OPEN_PROPERTY = "depengine.device.keepOpen";
+
     private static final String HOW_TO_ADD = "Add the device module's jar (device-cpu, device-opencl, device-cuda, or a "
             + "plugin) to the class or module path; a plugin implements org.depengine.api.device.DeviceProvider and "
             + "declares it with 'provides' in module-info and in META-INF/services.";
     private static volatile ProviderLookup<DeviceProvider> lookup;
     private static final ConcurrentHashMap<String, DeviceProvider> BY_TYPE = new ConcurrentHashMap<>();
-    /** Holders by device type. Guarded by itself; closing a provider happens under it too. */
-    private static final Map<String, Users> USERS = new HashMap<>();
+    /** Holders by device type; each {@link Users} is the lock of its type's acquiring and closing. */
+    private static final ConcurrentHashMap<String, Users> USERS = new ConcurrentHashMap<>();
 
     private Devices() {
     }
@@ -105,8 +125,9 @@ public final class Devices {
     }
 
     /**
-     * The device a context names, opened on first use. It stays open for the life of the JVM unless the
-     * application closes its provider (see the class comment).
+     * The device a context names, opened on first use, for the life of the JVM: the engines never close
+     * devices of this type after this call (see the class comment). Code that uses a device for a
+     * bounded time should pair {@link #acquire(Context)} and {@link #release(Context)} instead.
      *
      * @param ctx the device context
      * @return the device
@@ -115,43 +136,105 @@ public final class Devices {
      * @throws IllegalStateException if the type is unavailable or disabled here (the message gives the reason)
      */
     public static Device device(Context ctx) {
-        return open(ctx);
-    }
-
-    /**
-     * As {@link #device(Context)}, for an engine: the engine holds the device's type until it calls
-     * {@link #release(Context)} once for this call.
-     *
-     * @param ctx the device context
-     * @return the device
-     * @throws IllegalArgumentException if the type is unknown or the id is out of range
-     * @throws IllegalStateException if the type is unavailable or disabled here
-     */
-    public static Device acquire(Context ctx) {
-        synchronized (USERS) {
+        Objects.requireNonNull(ctx, "ctx");
+        Users u = users(ctx.deviceType());
+        synchronized (u) {
             Device d = open(ctx);
-            USERS.computeIfAbsent(ctx.deviceType(), t -> new Users()).engines++;
+            u.pinned = true;
             return d;
         }
     }
 
     /**
-     * Gives back a device got with {@link #acquire(Context)}. The device stays open (see the class
-     * documentation for who closes it).
+     * As {@link #device(Context)}, for an engine (or other code using the device for a while): the
+     * caller holds the device's type until it calls {@link #release(Context)} once for this call, and the
+     * device stays open until then. Waits while the type is being closed, then gets a freshly opened
+     * device.
+     *
+     * @param ctx the device context
+     * @return the device
+     * @throws IllegalArgumentException if the type is unknown, the id is out of range, or
+     *     {@value #KEEP_OPEN_PROPERTY} has a value other than true or false
+     * @throws IllegalStateException if the type is unavailable or disabled here
+     */
+    public static Device acquire(Context ctx) {
+        Objects.requireNonNull(ctx, "ctx");
+        keepOpen(); // an invalid value fails here, at engine creation, not in close()
+        Users u = users(ctx.deviceType());
+        synchronized (u) {
+            Device d = open(ctx);
+            u.holders++;
+            return d;
+        }
+    }
+
+    /**
+     * Gives back a device got with {@link #acquire(Context)}. When nothing holds its type any more, the
+     * type's provider is closed ({@link DeviceProvider#close()}: its devices, and their streams and
+     * buffers, are freed), unless {@link #device(Context)} took one of them for good or
+     * {@value #KEEP_OPEN_PROPERTY} is true. The close runs on the calling thread, under the type's lock
+     * (an {@link #acquire} of the type waits for it); a failure to close is logged, not thrown.
      *
      * @param ctx the device context
      * @throws IllegalStateException if the type is not held (a release without an acquire)
      */
     public static void release(Context ctx) {
         Objects.requireNonNull(ctx, "ctx");
-        synchronized (USERS) {
-            Users u = USERS.get(ctx.deviceType());
-            if (u == null || u.engines == 0) {
+        Users u = users(ctx.deviceType());
+        synchronized (u) {
+            if (u.holders == 0) {
                 throw new IllegalStateException("device type '" + ctx.deviceType() + "' released more often than "
                         + "acquired (release " + ctx + " once per acquire)");
             }
-            u.engines--;
+            if (--u.holders > 0 || u.pinned || keepOpenQuietly()) {
+                return;
+            }
+            DeviceProvider p = provider(ctx.deviceType());
+            try {
+                p.close();
+                LoggerFactory.getLogger(Devices.class).debug("closed the devices of type '{}': no engine uses them",
+                        ctx.deviceType());
+            } catch (RuntimeException e) {
+                LoggerFactory.getLogger(Devices.class).warn("closing the devices of type '{}' failed",
+                        ctx.deviceType(), e);
+            }
         }
+    }
+
+    /**
+     * Whether {@value #KEEP_OPEN_PROPERTY} is true. Only true and false (any case, blanks ignored) are
+     * accepted; unset means false.
+     *
+     * @throws IllegalArgumentException if the property has any other value (the message names it)
+     */
+    static boolean keepOpen() {
+        String value = System.getProperty(KEEP_OPEN_PROPERTY);
+        if (value == null) {
+            return false;
+        }
+        switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "true":
+                return true;
+            case "false":
+                return false;
+            default:
+                throw new IllegalArgumentException("-D" + KEEP_OPEN_PROPERTY + "=" + value + " is not a valid value: "
+                        + "use true (keep devices open when the last engine using them closes) or false");
+        }
+    }
+
+    private static boolean keepOpenQuietly() {
+        try {
+            return keepOpen();
+        } catch (IllegalArgumentException e) {
+            // Set to an invalid value after the engines were created: keeping is the safe reading.
+            LoggerFactory.getLogger(Devices.class).warn("{}; devices are kept open", e.getMessage());
+            return true;
+        }
+    }
+
+    private static Users users(String type) {
+        return USERS.computeIfAbsent(type, t -> new Users());
     }
 
     private static Device open(Context ctx) {
@@ -171,8 +254,9 @@ public final class Devices {
         return p.device(ctx.deviceId());
     }
 
-    /** How many engines hold a device type. */
+    /** Who holds a device type: engines and other acquirers (counted), callers of {@link #device} (for good). */
     private static final class Users {
-        int engines;
+        int holders;
+        boolean pinned;
     }
 }

@@ -17,6 +17,7 @@
  * and the two policies {@link org.depengine.api.device.StreamPolicy#SYNCHRONOUS} and
  * {@link org.depengine.api.device.StreamPolicy#ON_COMPLETION}. Engines take devices with
  * {@link org.depengine.api.device.Devices#acquire} and give them back when they close; the providers own
- * the devices, which stay open until the application closes their provider.
+ * the devices and close them when the last engine using their type has closed (see
+ * {@link org.depengine.api.device.Devices} for who owns what).
  */
 package org.depengine.api.device;

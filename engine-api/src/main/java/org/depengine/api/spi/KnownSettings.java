@@ -36,7 +36,7 @@ public final class KnownSettings {
     /** The exact keys, by the module that reads them. */
     private static final Set<String> KEYS = Set.of(
             // engine-api
-            "depengine.engine", "depengine.exitTimeoutMs",
+            "depengine.engine", "depengine.exitTimeoutMs", "depengine.device.keepOpen",
             // engine-core
             "depengine.hangDoctorMs",
             // engine-perdevice

@@ -111,18 +111,104 @@ class DeviceProviderBaseTest {
     }
 
     @Test
-    void enginesShareDevicesAndReleasingThemClosesNothing() {
+    void theLastHolderToReleaseATypeClosesItsDevicesOnceAndTheNextOpensThemAgain() {
         Context ctx = Context.of(CountingDeviceProvider.TYPE, 0);
         int closes = CountingDeviceProvider.CLOSES.get();
         Device first = Devices.acquire(ctx);
         assertSame(first, Devices.acquire(ctx), "two engines share the device");
         Devices.release(ctx);
+        assertEquals(closes, CountingDeviceProvider.CLOSES.get(), "one engine still holds it");
+        assertFalse(((CountingDeviceProvider.CountingDevice) first).closed);
         Devices.release(ctx);
-        assertEquals(closes, CountingDeviceProvider.CLOSES.get(), "devices outlive the engines that used them");
-        assertSame(first, Devices.acquire(ctx), "the next engine gets the same device");
-        Devices.release(ctx);
+        assertEquals(closes + 1, CountingDeviceProvider.CLOSES.get(), "closed with the last engine");
+        assertTrue(((CountingDeviceProvider.CountingDevice) first).closed);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> Devices.release(ctx));
         assertTrue(e.getMessage().contains("released more often than acquired"), e.getMessage());
+
+        int opens = CountingDeviceProvider.OPENS.get();
+        Device again = Devices.acquire(ctx);
+        assertNotSame(first, again, "reopened for the next engine");
+        assertEquals(opens + 1, CountingDeviceProvider.OPENS.get());
+        Devices.release(ctx);
+        assertEquals(closes + 2, CountingDeviceProvider.CLOSES.get());
+        assertEquals(0, CountingDeviceProvider.DOUBLE_CLOSES.get(), "no device closed twice");
+    }
+
+    @Test
+    void aDeviceTakenWithDevicesDeviceKeepsItsTypeOpen() {
+        Context ctx = Context.of(CountingDeviceProvider.ForPinning.TYPE, 0);
+        Device d = Devices.acquire(ctx);
+        assertSame(d, Devices.device(ctx), "the engine's device");
+        Devices.release(ctx);
+        assertEquals(0, CountingDeviceProvider.ForPinning.CLOSES.get(), "pinned by Devices.device");
+        assertSame(d, Devices.acquire(ctx));
+        Devices.release(ctx);
+        assertEquals(0, CountingDeviceProvider.ForPinning.CLOSES.get());
+    }
+
+    @Test
+    void keepOpenKeepsDevicesAfterTheLastEngineAndAnInvalidValueIsNamed() {
+        Context ctx = Context.of(CountingDeviceProvider.TYPE, 1);
+        int closes = CountingDeviceProvider.CLOSES.get();
+        System.setProperty(Devices.KEEP_OPEN_PROPERTY, "true");
+        try {
+            Device d = Devices.acquire(ctx);
+            Devices.release(ctx);
+            assertEquals(closes, CountingDeviceProvider.CLOSES.get(), "kept open");
+            assertSame(d, Devices.acquire(ctx));
+            System.setProperty(Devices.KEEP_OPEN_PROPERTY, "maybe");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Devices.acquire(ctx));
+            assertTrue(e.getMessage().contains("-D" + Devices.KEEP_OPEN_PROPERTY + "=maybe"), e.getMessage());
+            System.setProperty(Devices.KEEP_OPEN_PROPERTY, "false");
+            Devices.release(ctx);
+            assertEquals(closes + 1, CountingDeviceProvider.CLOSES.get(), "closed once the property is false");
+        } finally {
+            System.clearProperty(Devices.KEEP_OPEN_PROPERTY);
+        }
+    }
+
+    @Test
+    void concurrentHoldersNeverSeeAClosedDeviceAndEachOpenIsClosedOnce() throws Exception {
+        Context ctx = Context.of(CountingDeviceProvider.TYPE, 0);
+        int opens = CountingDeviceProvider.OPENS.get();
+        int closes = CountingDeviceProvider.CLOSES.get();
+        int threads = 8;
+        int rounds = 2_000;
+        AtomicInteger sawClosed = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread w = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                for (int r = 0; r < rounds; r++) {
+                    CountingDeviceProvider.CountingDevice d = (CountingDeviceProvider.CountingDevice) Devices.acquire(ctx);
+                    if (d.closed) {
+                        sawClosed.incrementAndGet();
+                    }
+                    Thread.yield(); // let other holders release meanwhile
+                    if (d.closed) {
+                        sawClosed.incrementAndGet();
+                    }
+                    Devices.release(ctx);
+                }
+            });
+            w.start();
+            workers.add(w);
+        }
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        assertEquals(0, sawClosed.get(), "a holder saw its device closed");
+        int opened = CountingDeviceProvider.OPENS.get() - opens;
+        assertTrue(opened >= 1, "opened at least once");
+        assertEquals(opened, CountingDeviceProvider.CLOSES.get() - closes, "every device opened was closed once");
+        assertEquals(0, CountingDeviceProvider.DOUBLE_CLOSES.get(), "no device closed twice");
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import org.depengine.api.device.Devices;
 import org.junit.jupiter.api.Test;
 
 /** Unknown {@code depengine.*} keys are warned about once, with the closest key; errors say where a value came from. */
@@ -15,7 +16,7 @@ class KnownSettingsTest {
     void knowsTheProjectsKeysThePerTypeKeyAndTheDelegatedNamespaces() {
         for (String key : List.of("depengine.engine", "depengine.pooled.workers", "depengine.profiler.htmlFile",
                 "depengine.device.opencl.disabled", "depengine.device.sim.disabled", "depengine.test.requireDevices",
-                "depengine.kvstore.anything", "depengine.hangDoctorMs")) {
+                "depengine.kvstore.anything", "depengine.hangDoctorMs", Devices.KEEP_OPEN_PROPERTY)) {
             assertTrue(KnownSettings.isKnown(key), key);
         }
         for (String key : List.of("depengine.pooled.worker", "depengine.device..disabled", "depengine.device.a.b.disabled",

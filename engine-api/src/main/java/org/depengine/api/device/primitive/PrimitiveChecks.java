@@ -28,6 +28,7 @@ public final class PrimitiveChecks {
     public static void stream(Device device, Stream stream) {
         Objects.requireNonNull(stream, "stream");
         if (stream.device() != device) {
+            reopened(device, stream.device(), "stream " + stream);
             throw new IllegalArgumentException("a primitive of " + device.context() + " was given a stream of "
                     + stream.device().context() + " (" + stream + "): use a stream of the device the primitive came "
                     + "from (Device.createStream, or RunContext.stream() inside an op)");
@@ -46,9 +47,21 @@ public final class PrimitiveChecks {
     public static void buffer(Device device, DeviceBuffer buffer, String name) {
         Objects.requireNonNull(buffer, name);
         if (buffer.device() != device) {
+            reopened(device, buffer.device(), "buffer '" + name + "'");
             throw new IllegalArgumentException("buffer '" + name + "' belongs to " + buffer.device().context()
                     + " but the primitive runs on " + device.context()
                     + ": allocate it on that device, or copy it there through the host");
+        }
+    }
+
+    /** Another instance of the same context: the object outlived a close of its device. */
+    private static void reopened(Device device, Device owner, String what) {
+        if (owner.context().equals(device.context())) {
+            throw new IllegalArgumentException(what + " belongs to an earlier opening of " + device.context()
+                    + ", closed since (the last engine using '" + device.context().deviceType() + "' closed, or "
+                    + "its provider was closed), which freed it: make it again on the open device, and keep an "
+                    + "engine open, or the device acquired with Devices.acquire, while it is in use (or set "
+                    + "-Ddepengine.device.keepOpen=true)");
         }
     }
 
