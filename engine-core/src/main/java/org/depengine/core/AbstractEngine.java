@@ -2,26 +2,20 @@ package org.depengine.core;
 
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.LinkedHashSet;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
-import org.depengine.api.WaitTimeoutException;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.device.Devices;
 import org.depengine.api.device.Event;
@@ -60,6 +54,8 @@ import org.slf4j.LoggerFactory;
  * the host by deferring the op until the fence is done (the CPU, other devices, internal ops). No
  * thread ever blocks on a device.
  *
+ * <p>Push validation lives in {@link PushChecks}, the waits and failure reporting in {@link Waits}.
+ *
  * <p><b>Hang doctor.</b> A wait that takes longer than {@value #HANG_DOCTOR_PROPERTY} milliseconds
  * (default {@value #HANG_DOCTOR_DEFAULT_MS}; 0 turns it off) logs {@link #diagnostics()} once, at WARN,
  * and goes on waiting.
@@ -68,9 +64,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
     /** The op running on a thread that is not an {@link EngineThread} (pushers running inline ops). */
     private static final ThreadLocal<OprBlock> CURRENT = new ThreadLocal<>();
-    private static final Var[] NO_VARS = new Var[0];
-    private static final SyncFn NOTHING = ctx -> { };
-    private static final int LINEAR_DEDUP_LIMIT = 32;
     /** The setting of the hang doctor's threshold in milliseconds; 0 turns it off. */
     public static final String HANG_DOCTOR_PROPERTY = "depengine.hangDoctorMs";
     /** The hang doctor's default threshold. */
@@ -82,10 +75,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final AtomicLong opIds = new AtomicLong();
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
-    // Unreported failures in completion order; a failure reported by waitForVar leaves at once, so
-    // that nothing keeps it (and its throwable) once it has been reported. Guarded by itself: failures
-    // are rare, and removal must be O(1).
-    private final LinkedHashSet<Failure> failures = new LinkedHashSet<>();
     private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
     private volatile LastSlot lastSlot; // the slot looked up last: most pushes go to the same context
 
@@ -97,23 +86,29 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private volatile boolean closing; // written under lifecycle
     private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
     private volatile boolean shutdownNotified;
-    private final int hangDoctorMs;
-    private final Diagnostics diag = new Diagnostics(this);
+    private final Diagnostics diag;
+    private final PushChecks checks;
+    private final Waits waits;
     // counters of the device paths (see EngineDiagnostics#counters)
     final LongAdder launchedEarly = new LongAdder();
     final LongAdder sameStreamStarts = new LongAdder();
     final LongAdder deviceWaits = new LongAdder();
     final LongAdder hostDeferrals = new LongAdder();
-    final LongAdder hangReports = new LongAdder();
 
     /**
      * @param name the engine's name ({@link #name()})
      * @param config its settings
      */
+    // The parts below keep a reference to the engine and use it only once it is built (after a push or
+    // a wait), so none sees a half-built engine.
+    @SuppressWarnings("this-escape")
     protected AbstractEngine(String name, EngineConfig config) {
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        this.hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
+        int hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
+        this.diag = new Diagnostics(this);
+        this.checks = new PushChecks(this);
+        this.waits = new Waits(this, pending, diag, hangDoctorMs);
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -179,12 +174,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final OprHandle newOperator(AsyncFn fn, List<VarHandle> constVars, List<VarHandle> mutableVars,
                                        FnProperty prop, String opName) {
         Objects.requireNonNull(fn, "fn");
-        return define(fn, constVars, mutableVars, prop, opName);
+        return checks.define(fn, constVars, mutableVars, prop, opName);
     }
 
     @Override
     public final void deleteOperator(OprHandle op) {
-        OpDef def = ownOperator(op);
+        OpDef def = checks.ownOperator(op);
         if (!def.markDeleted()) {
             throw new IllegalStateException(def + " was already deleted; delete an operator once");
         }
@@ -195,18 +190,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void push(OprHandle op, Context ctx, int priority, boolean profiling) {
-        OpDef def = ownOperator(op);
+        OpDef def = checks.ownOperator(op);
         Objects.requireNonNull(ctx, "ctx");
-        if (def.isDeleted()) {
-            throw new IllegalStateException(def + " was deleted; it cannot be pushed any more (make a new one with newOperator)");
-        }
-        for (Var v : def.reads()) {
-            requireLive(v, def.name());
-        }
-        for (Var v : def.writes()) {
-            requireLive(v, def.name());
-        }
-        submit(def, ctx, priority, profiling);
+        submit(checks.pushable(def), ctx, priority, profiling);
     }
 
     @Override
@@ -214,7 +200,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                 FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        submit(checks.define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
     }
 
     @Override
@@ -222,92 +208,20 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        submit(checks.define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
     }
 
     @Override
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        Var v = ownVar(var, "var");
+        Var v = checks.ownVar(var, "var");
         if (v.isDeleted()) {
             throw new IllegalStateException(v + " was already deleted; delete a variable once");
         }
-        OpDef def = new OpDef(this, deleteFn, NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
+        OpDef def = new OpDef(this, deleteFn, PushChecks.NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
                 "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
         submit(def, ctx, 0, true);
-    }
-
-    private OpDef define(Object fn, List<VarHandle> constVars, List<VarHandle> mutableVars, FnProperty prop, String opName) {
-        Var[] reads = toVars(constVars, "constVars", opName);
-        Var[] writes = toVars(mutableVars, "mutableVars", opName);
-        Objects.requireNonNull(prop, "prop");
-        for (Var w : writes) {
-            if (indexOf(reads, reads.length, w) >= 0) {
-                throw new IllegalArgumentException(w + " is listed in both constVars and mutableVars of op '"
-                        + (opName == null ? "<unnamed>" : opName) + "'; list it only in mutableVars (a write may also read)");
-            }
-        }
-        return new OpDef(this, fn, reads, writes, prop, opName, OpDef.Kind.USER);
-    }
-
-    private Var[] toVars(List<VarHandle> list, String arg, String opName) {
-        Objects.requireNonNull(list, arg);
-        int n = list.size();
-        if (n == 0) {
-            return NO_VARS;
-        }
-        Var[] out = new Var[n];
-        Map<Var, Boolean> seen = n > LINEAR_DEDUP_LIMIT ? new IdentityHashMap<>(n * 2) : null;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            VarHandle h = list.get(i);
-            if (h == null) {
-                throw new NullPointerException(arg + "[" + i + "] is null");
-            }
-            if (!(h instanceof Var) || ((Var) h).owner() != this) {
-                ownVar(h, arg + "[" + i + "]"); // throws, naming the argument (built only here: pushes are hot)
-            }
-            Var v = (Var) h;
-            requireLive(v, opName == null ? "<unnamed>" : opName);
-            boolean dup = seen != null ? seen.put(v, Boolean.TRUE) != null : indexOf(out, k, v) >= 0;
-            if (!dup) {
-                out[k++] = v;
-            }
-        }
-        return k == n ? out : Arrays.copyOf(out, k);
-    }
-
-    private static int indexOf(Var[] vars, int len, Var v) {
-        for (int i = 0; i < len; i++) {
-            if (vars[i] == v) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private Var ownVar(VarHandle h, String arg) {
-        Objects.requireNonNull(h, arg);
-        if (!(h instanceof Var) || ((Var) h).owner() != this) {
-            throw new IllegalArgumentException(arg + " (" + h.name() + ") belongs to another engine; use variables made by this engine's newVariable()");
-        }
-        return (Var) h;
-    }
-
-    private OpDef ownOperator(OprHandle h) {
-        Objects.requireNonNull(h, "op");
-        if (!(h instanceof OpDef) || ((OpDef) h).owner() != this) {
-            throw new IllegalArgumentException("operator '" + h.name() + "' belongs to another engine; use operators made by this engine's newOperator()");
-        }
-        return (OpDef) h;
-    }
-
-    private static void requireLive(Var v, String opName) {
-        if (v.isDeleted()) {
-            throw new IllegalStateException(v + " was deleted; it cannot be used by op '" + opName
-                    + "' (deleteVariable makes a variable unusable from the call on)");
-        }
     }
 
     /** The device slot of a context, opened on first use. */
@@ -325,7 +239,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         return s;
     }
 
-    private OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
+    /** Registers a validated op; package-private for the waits' internal ops. */
+    final OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
         DeviceSlot slot = def.kind() == OpDef.Kind.WAIT ? null : slot(ctx);
         PendingOps.Epoch epoch = pending.enter();
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
@@ -661,9 +576,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (error != null) {
             Failure f = new Failure(error, op.name());
             op.setFailure(f);
-            synchronized (failures) {
-                failures.add(f);
-            }
+            waits.recordFailure(f);
             if (launchedEarly) {
                 // Its variables were released at launch: later users of its outputs must still see this.
                 for (Var w : op.def().writes()) {
@@ -688,192 +601,38 @@ public abstract class AbstractEngine implements Engine, OpHost {
         op.markFinished();
     }
 
-    // ---- waits ------------------------------------------------------------------------------------
+    // ---- waits (see Waits) -----------------------------------------------------------------------
 
     @Override
     public final void waitForVar(VarHandle var) {
-        awaitVar(var, Long.MAX_VALUE, null);
+        waits.waitForVar(checks.ownVar(var, "var"), Long.MAX_VALUE, null);
     }
 
     @Override
     public final void waitForVar(VarHandle var, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        awaitVar(var, deadline(timeout), timeout);
+        waits.waitForVar(checks.ownVar(var, "var"), Waits.deadline(timeout), timeout);
     }
 
     @Override
     public final void waitForAll() {
-        awaitAll(Long.MAX_VALUE, null);
+        waits.waitForAll(Long.MAX_VALUE, null);
     }
 
     @Override
     public final void waitForAll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        awaitAll(deadline(timeout), timeout);
-    }
-
-    private static long deadline(Duration timeout) {
-        long now = System.nanoTime();
-        long d;
-        try {
-            d = Math.addExact(now, timeout.toNanos());
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE - 1;
-        }
-        return d == Long.MAX_VALUE ? d - 1 : d;
-    }
-
-    private void awaitVar(VarHandle handle, long deadline, Duration timeout) {
-        Var v = ownVar(handle, "var");
-        requireLive(v, "waitForVar");
-        checkNotInOp("waitForVar(" + v.name() + ")");
-        if (v.hasPendingWrite()) {
-            OpDef def = new OpDef(this, NOTHING, new Var[] {v}, NO_VARS, FnProperty.NO_SKIP,
-                    "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
-            OprBlock waitOp = submit(def, Context.cpu(), 0, false);
-            boolean done;
-            try {
-                done = awaitWatched("waitForVar(" + v + ")", waitOp::awaitFinished, deadline);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new EngineException("interrupted while waiting for " + v + " in waitForVar", e);
-            }
-            if (!done) {
-                OprBlock writer = v.pendingWriter();
-                throw new WaitTimeoutException("waitForVar(" + v.name() + ") timed out after " + timeout
-                        + (writer == null ? "" : ": still waiting for op '" + writer.name() + "' that writes it")
-                        + "; " + diagnostics().report(20));
-            }
-        }
-        EngineException failure = reportedFailure(v);
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    private void awaitAll(long deadline, Duration timeout) {
-        checkNotInOp("waitForAll()");
-        PendingOps.Epoch sealed = pending.seal();
-        boolean done;
-        try {
-            done = awaitWatched("waitForAll()", d -> PendingOps.await(sealed, d), deadline);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EngineException("interrupted while waiting in waitForAll", e);
-        }
-        if (!done) {
-            throw new WaitTimeoutException("waitForAll() timed out after " + timeout + "; " + diagnostics().report(20));
-        }
-        EngineException first = firstUnreportedFailure();
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    /** Takes every unreported failure, in completion order. */
-    private Failure[] takeFailures() {
-        synchronized (failures) {
-            Failure[] all = failures.toArray(new Failure[0]);
-            failures.clear();
-            return all;
-        }
+        waits.waitForAll(Waits.deadline(timeout), timeout);
     }
 
     @Override
-    public final CompletableFuture<Void> whenReady(VarHandle handle) {
-        Var v = ownVar(handle, "var");
-        requireLive(v, "whenReady");
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        // The same wake-up op as waitForVar's: it runs once the writers pushed before now completed,
-        // inline on the thread that completed the last one; the failure check is waitForVar's too.
-        SyncFn check = ctx -> completeOffEngine(future, reportedFailure(v));
-        OpDef def = new OpDef(this, check, new Var[] {v}, NO_VARS, FnProperty.NO_SKIP,
-                "whenReady(" + v.name() + ")", OpDef.Kind.WAIT);
-        submit(def, Context.cpu(), 0, false);
-        return future;
+    public final CompletableFuture<Void> whenReady(VarHandle var) {
+        return waits.whenReady(checks.ownVar(var, "var"));
     }
 
     @Override
     public final CompletableFuture<Void> whenAllDone() {
-        CompletableFuture<Void> future = new CompletableFuture<>();
-        PendingOps.Epoch sealed = pending.seal();
-        PendingOps.whenFinished(sealed, () -> completeOffEngine(future, firstUnreportedFailure()));
-        return future;
-    }
-
-    /**
-     * The failure {@code v} carries, marked reported and dropped from every place that holds it, as the
-     * exception a wait throws; null if there is none or it was already reported.
-     */
-    private EngineException reportedFailure(Var v) {
-        Failure f = v.activeFailure();
-        if (f == null || !f.markReported()) {
-            return null;
-        }
-        synchronized (failures) {
-            failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
-        }
-        v.dropReportedFailure(f);
-        return failureException(f);
-    }
-
-    /** As the waits report them: the first unreported failure, later ones suppressed; null if none. */
-    private EngineException firstUnreportedFailure() {
-        EngineException first = null;
-        for (Failure f : takeFailures()) {
-            if (f.markReported()) {
-                if (first == null) {
-                    first = failureException(f);
-                } else {
-                    first.addSuppressed(f.error());
-                }
-            }
-        }
-        return first;
-    }
-
-    /**
-     * Completes {@code future} on the common pool, never on the calling (often an engine) thread: a
-     * dependent stage would otherwise run inline, holding a worker or blocking inside an op.
-     */
-    private static void completeOffEngine(CompletableFuture<Void> future, EngineException failure) {
-        ForkJoinPool.commonPool().execute(() -> {
-            if (failure == null) {
-                future.complete(null);
-            } else {
-                future.completeExceptionally(failure);
-            }
-        });
-    }
-
-    /** A blocking wait until a deadline; true when what it waits for happened. */
-    private interface Await {
-        boolean until(long deadlineNanos) throws InterruptedException;
-    }
-
-    /**
-     * Runs a wait, registered for diagnostics; if the hang doctor is on and the wait outlasts its
-     * threshold, logs what is pending once and goes on waiting.
-     */
-    private boolean awaitWatched(String call, Await wait, long deadline) throws InterruptedException {
-        diag.waitStarted(call);
-        try {
-            if (hangDoctorMs > 0) {
-                long doctorAt = System.nanoTime() + hangDoctorMs * 1_000_000L;
-                if (deadline == Long.MAX_VALUE || doctorAt - deadline < 0) {
-                    if (wait.until(doctorAt)) {
-                        return true;
-                    }
-                    LOG.warn("{} has been waiting for {} ms. What is pending:\n{}\n(The wait goes on. -D{}=<ms> sets this "
-                            + "threshold, 0 turns the report off.)", call, hangDoctorMs, diagnostics().report(),
-                            HANG_DOCTOR_PROPERTY);
-                    hangReports.increment();
-                }
-            }
-            return wait.until(deadline);
-        } finally {
-            diag.waitEnded();
-        }
+        return waits.whenAllDone();
     }
 
     @Override
@@ -881,11 +640,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         return diag.snapshot(this::pendingOps, Diagnostics.counters(this));
     }
 
-    private static EngineException failureException(Failure f) {
-        return new EngineException("op '" + f.opName() + "' failed: " + f.error(), f.error());
+    /** How many times the hang doctor reported. */
+    final long hangReports() {
+        return waits.hangReports.sum();
     }
 
-    private void checkNotInOp(String what) {
+    /** Refuses a blocking call made from inside one of this engine's ops or on one of its threads. */
+    final void checkNotInOp(String what) {
         Thread t = Thread.currentThread();
         OprBlock cur = t instanceof EngineThread ? ((EngineThread) t).currentOp : CURRENT.get();
         if (cur != null && cur.def().owner() == this) {
@@ -978,7 +739,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                     interrupted = true; // finish closing; restore the status below
                 }
             }
-            for (Failure f : takeFailures()) {
+            for (Failure f : waits.takeFailures()) {
                 if (f.markReported()) {
                     LOG.warn("engine '{}' closed with an unreported failure: {}", name, f, f.error());
                 }

@@ -184,7 +184,7 @@ final class Diagnostics {
         c.put("sameStreamStarts", e.sameStreamStarts.sum());
         c.put("deviceWaits", e.deviceWaits.sum());
         c.put("hostDeferrals", e.hostDeferrals.sum());
-        c.put("hangReports", e.hangReports.sum());
+        c.put("hangReports", e.hangReports());
         return c;
     }
 }
