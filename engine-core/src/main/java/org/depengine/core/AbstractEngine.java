@@ -1,14 +1,11 @@
 package org.depengine.core;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -17,11 +14,8 @@ import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.EngineDiagnostics;
-import org.depengine.api.device.Devices;
-import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.exec.EngineThread;
@@ -48,26 +42,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Device ops.</b> A device op's function enqueues work on a stream and returns; the op is then
  * <em>launched</em> and done only when the stream's policy says so. Where the engine releases at launch
  * ({@link #releasesAtLaunch()}), the op's variables are released at launch and the op becomes a fence
- * for the ops released behind it (see {@link OprBlock}): before such an op is dispatched, each fence
- * still running on the device is either left to stream order (same stream), turned into a device-side
- * wait on the fence's event (another stream of the same device, if the device can), or waited for on
- * the host by deferring the op until the fence is done (the CPU, other devices, internal ops). No
- * thread ever blocks on a device.
+ * for the ops released behind it; {@link DeviceOrdering} holds that logic.
  *
- * <p>Push validation lives in {@link PushChecks}, the waits and failure reporting in {@link Waits}.
- *
- * <p><b>Hang doctor.</b> A wait that takes longer than {@value #HANG_DOCTOR_PROPERTY} milliseconds
- * (default {@value #HANG_DOCTOR_DEFAULT_MS}; 0 turns it off) logs {@link #diagnostics()} once, at WARN,
- * and goes on waiting.
+ * <p>Push validation lives in {@link PushChecks}; the waits, failure reporting and the hang doctor
+ * in {@link Waits}.
  */
 public abstract class AbstractEngine implements Engine, OpHost {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
-    /** The op running on a thread that is not an {@link EngineThread} (pushers running inline ops). */
-    private static final ThreadLocal<OprBlock> CURRENT = new ThreadLocal<>();
-    /** The setting of the hang doctor's threshold in milliseconds; 0 turns it off. */
-    public static final String HANG_DOCTOR_PROPERTY = "depengine.hangDoctorMs";
-    /** The hang doctor's default threshold. */
-    public static final int HANG_DOCTOR_DEFAULT_MS = 60_000;
 
     private final String name;
     /** The configuration the engine was created with. */
@@ -75,40 +56,30 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final AtomicLong opIds = new AtomicLong();
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
-    private final ConcurrentHashMap<Context, DeviceSlot> devices = new ConcurrentHashMap<>();
-    private volatile LastSlot lastSlot; // the slot looked up last: most pushes go to the same context
-
-    private record LastSlot(Context key, DeviceSlot slot) {
-    }
+    private final DeviceSlots slots = new DeviceSlots();
     private final Object lifecycle = new Object();
     private final Object registration = new Object();
-    private volatile OpListener listener; // null when nobody listens: the one volatile read per push
+    private volatile ListenerFanout listener; // null when nobody listens: the one volatile read per push
     private volatile boolean closing; // written under lifecycle
     private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
     private volatile boolean shutdownNotified;
     private final Diagnostics diag;
     private final PushChecks checks;
     private final Waits waits;
-    // counters of the device paths (see EngineDiagnostics#counters)
-    final LongAdder launchedEarly = new LongAdder();
-    final LongAdder sameStreamStarts = new LongAdder();
-    final LongAdder deviceWaits = new LongAdder();
-    final LongAdder hostDeferrals = new LongAdder();
+    private final DeviceOrdering ordering;
 
     /**
      * @param name the engine's name ({@link #name()})
      * @param config its settings
      */
-    // The parts below keep a reference to the engine and use it only once it is built (after a push or
-    // a wait), so none sees a half-built engine.
-    @SuppressWarnings("this-escape")
+    @SuppressWarnings("this-escape") // the parts made here use the engine only after a push or a wait
     protected AbstractEngine(String name, EngineConfig config) {
         this.name = Objects.requireNonNull(name, "name");
         this.config = Objects.requireNonNull(config, "config");
-        int hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
         this.diag = new Diagnostics(this);
+        this.ordering = new DeviceOrdering(diag);
         this.checks = new PushChecks(this);
-        this.waits = new Waits(this, pending, diag, hangDoctorMs);
+        this.waits = new Waits(this, pending, diag, config);
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -142,9 +113,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** Whether the calling thread is running an op of this engine right now (a nested push). */
     protected final boolean insideOwnOp() {
-        Thread t = Thread.currentThread();
-        OprBlock cur = t instanceof EngineThread ? ((EngineThread) t).currentOp : CURRENT.get();
-        return cur != null && cur.def().owner() == this;
+        return CurrentOp.ownedBy(this);
     }
 
     /** The name of an engine thread: {@code depengine-<engine>-<role>}. */
@@ -179,11 +148,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void deleteOperator(OprHandle op) {
-        OpDef def = checks.ownOperator(op);
-        if (!def.markDeleted()) {
-            throw new IllegalStateException(def + " was already deleted; delete an operator once");
-        }
         // Runs already pushed keep their reference; the definition is reclaimed after the last one finishes.
+        checks.ownOperator(op).markDeleted();
     }
 
     // ---- pushes -----------------------------------------------------------------------------------
@@ -215,28 +181,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        Var v = checks.ownVar(var, "var");
-        if (v.isDeleted()) {
-            throw new IllegalStateException(v + " was already deleted; delete a variable once");
-        }
-        OpDef def = new OpDef(this, deleteFn, PushChecks.NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
-                "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
-        submit(def, ctx, 0, true);
+        submit(checks.deletion(deleteFn, var), ctx, 0, true);
     }
 
     /** The device slot of a context, opened on first use. */
     protected final DeviceSlot slot(Context ctx) {
-        LastSlot last = lastSlot;
-        if (last != null && last.key == ctx) {
-            return last.slot; // a pusher usually pushes to the same Context instance again and again
-        }
-        DeviceSlot s = devices.get(ctx);
-        if (s == null) {
-            // Acquired for this engine; released in close(), which lets the provider close its devices.
-            s = devices.computeIfAbsent(ctx, c -> new DeviceSlot(c, Devices.acquire(c)));
-        }
-        lastSlot = new LastSlot(ctx, s);
-        return s;
+        return slots.get(ctx);
     }
 
     /** Registers a validated op; package-private for the waits' internal ops. */
@@ -292,7 +242,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     private void dispatch(OprBlock op, boolean pusherThread) {
-        if (op.hasFences() && deferredBehindFences(op)) {
+        if (op.hasFences() && ordering.deferredBehindFences(op)) {
             return; // dispatched again, from the last fence's completion, when its device work is done
         }
         OpListener l = op.listener();
@@ -305,59 +255,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
             return;
         }
         execute(op, pusherThread);
-    }
-
-    /**
-     * Decides, for each launched producer the op was released behind, how the op waits for it (see the
-     * class comment). Keeps the fences to wait for on the device; defers the op on the host behind the
-     * others.
-     *
-     * @return true if the op was deferred (not to be dispatched now)
-     */
-    private boolean deferredBehindFences(OprBlock op) {
-        OprBlock[] fences = op.takeFences();
-        if (fences == null) {
-            return false;
-        }
-        boolean onDevice = canWaitOnDevice(op);
-        int kept = 0;
-        op.armDeferral();
-        for (OprBlock f : fences) {
-            if (!f.isFence()) {
-                continue; // done already
-            }
-            if (onDevice && f.slot == op.slot && f.doneEvent() != null) {
-                fences[kept++] = f;
-            } else if (f.deferUntilDeviceDone(op)) {
-                hostDeferrals.increment();
-            }
-        }
-        if (kept > 0) {
-            op.keepDeviceFences(kept == fences.length ? fences : Arrays.copyOf(fences, kept));
-        }
-        return !op.dropDeferralGuard();
-    }
-
-    /** Whether the op can wait for a producer of its own device on the device (a sync user op on a stream). */
-    private static boolean canWaitOnDevice(OprBlock op) {
-        OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.isSync() && op.slot != null && !op.context().isCpu()
-                && ((DeviceSlot) op.slot).supportsStreamWait();
-    }
-
-    /** Makes {@code stream} wait, on the device, for the fences kept at dispatch that are still running. */
-    private void waitOnDevice(OprBlock[] fences, Stream stream) {
-        for (OprBlock f : fences) {
-            if (!f.isFence()) {
-                continue;
-            }
-            if (f.startedStream() == stream) {
-                sameStreamStarts.increment(); // stream order is enough
-            } else {
-                PluginGuard.waitFor(((DeviceSlot) f.slot).context(), stream, f.doneEvent());
-                deviceWaits.increment();
-            }
-        }
     }
 
     /**
@@ -374,9 +271,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         StreamKind kind = StreamKind.of(def.prop());
         try {
             if (stream == null && op.slot != null) {
-                DeviceSlot slot = (DeviceSlot) op.slot;
-                stream = slot.sharedStream(kind);
-                PluginGuard.bind(slot.context(), stream);
+                stream = ((DeviceSlot) op.slot).boundSharedStream(kind);
             }
         } catch (Throwable e) {
             refuse(op, e);
@@ -391,24 +286,18 @@ public abstract class AbstractEngine implements Engine, OpHost {
             op.skip(null);
             return;
         }
-        if (def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP) {
-            Failure inherited = op.inheritedFailure();
-            if (inherited != null) {
-                op.skip(inherited);
-                return;
-            }
+        Failure inherited = inherited(op);
+        if (inherited != null) {
+            op.skip(inherited);
+            return;
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
-        OprBlock outer = et != null ? et.currentOp : CURRENT.get();
-        setCurrent(et, op);
+        OprBlock outer = et != null ? et.currentOp : CurrentOp.get();
+        CurrentOp.set(et, op);
         Throwable thrown = null;
         try {
-            OprBlock[] fences = op.deviceFences();
-            if (fences != null) {
-                op.keepDeviceFences(null); // used once: a finished op keeps no fence alive
-                waitOnDevice(fences, stream);
-            }
+            ordering.waitOnDevice(op, stream);
             if (def.isSync()) {
                 def.syncFn().run(op);
             } else {
@@ -417,26 +306,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
         } catch (Throwable e) {
             thrown = e;
         } finally {
-            setCurrent(et, outer);
+            CurrentOp.set(et, outer);
         }
         if (thrown != null) {
             fnThrew(op, thrown);
         } else if (def.isSync()) {
-            DeviceSlot slot = (DeviceSlot) op.slot;
-            StreamPolicy policy;
-            boolean doneOnReturn;
-            try {
-                policy = slot == null ? StreamPolicy.SYNCHRONOUS : slot.policy(kind);
-                doneOnReturn = slot == null || PluginGuard.doneOnReturn(slot.context(), policy);
-            } catch (Throwable e) {
-                op.fail(e); // the plugin gave no usable policy: the op cannot tell when it is done
-                return;
-            }
-            if (doneOnReturn) {
-                op.complete();
-            } else {
-                launched(op, slot, policy, stream);
-            }
+            ordering.returned(op, kind, stream, releasesAtLaunch());
         } else if (!op.isCompleted()) {
             diag.inFlight(op); // the callback is still to come
         }
@@ -448,8 +323,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      */
     protected final void refuse(OprBlock op, Throwable cause) {
         op.start(null);
-        OpDef def = op.def();
-        Failure inherited = def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? op.inheritedFailure() : null;
+        Failure inherited = inherited(op);
         if (op.cancellation() != null) {
             op.skip(null);
         } else if (inherited != null) {
@@ -459,102 +333,10 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
     }
 
-    /** The function of a device op returned: its work is enqueued on {@code stream}. */
-    private void launched(OprBlock op, DeviceSlot slot, StreamPolicy policy, Stream stream) {
-        OpListener l = op.listener();
-        if (l != null) {
-            l.launched(op, System.nanoTime());
-        }
-        DeviceDone done = new DeviceDone(op, slot, stream);
-        try {
-            if (op.def().kind() == OpDef.Kind.USER && releasesAtLaunch()) {
-                Event doneEvent = slot.supportsStreamWait() ? PluginGuard.record(slot.context(), stream) : null;
-                op.launch(doneEvent);
-                launchedEarly.increment();
-                diag.inFlight(op);
-                op.releaseVariables();
-            } else {
-                diag.inFlight(op);
-            }
-            PluginGuard.whenDone(slot.context(), policy, stream, done);
-        } catch (Throwable e) {
-            // The device refused the event or the completion hook: the op fails now rather than hanging,
-            // unless the policy reported it done before throwing.
-            if (done.claim()) {
-                op.fail(e);
-            } else {
-                LOG.warn("device op '{}' on {}: the plugin threw after reporting it done; ignored", op.name(),
-                        slot.context(), e);
-            }
-        }
-    }
-
-    /**
-     * The done report a device op's policy runs: the first run completes the op, a second is ignored
-     * (logged), so that a plugin calling back twice cannot complete an op twice.
-     */
-    private static final class DeviceDone implements Runnable {
-        private static final java.lang.invoke.VarHandle CLAIMED;
-
-        static {
-            try {
-                CLAIMED = java.lang.invoke.MethodHandles.lookup().findVarHandle(DeviceDone.class, "claimed", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final OprBlock op;
-        private final DeviceSlot slot;
-        private final Stream stream;
-        @SuppressWarnings("unused") // accessed through CLAIMED
-        private volatile boolean claimed;
-
-        DeviceDone(OprBlock op, DeviceSlot slot, Stream stream) {
-            this.op = op;
-            this.slot = slot;
-            this.stream = stream;
-        }
-
-        /** True for the one caller that may complete the op. */
-        boolean claim() {
-            return CLAIMED.compareAndSet(this, false, true);
-        }
-
-        @Override
-        public void run() {
-            if (!claim()) {
-                PluginGuard.doneTwice(slot, op.name());
-                return;
-            }
-            deviceFinished(op, slot, stream);
-        }
-    }
-
-    /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
-    private static void deviceFinished(OprBlock op, DeviceSlot slot, Stream stream) {
-        try {
-            Throwable asyncError = PluginGuard.takeAsyncError(slot.context(), stream);
-            if (asyncError != null) {
-                op.fail(asyncError);
-            } else {
-                op.complete();
-            }
-        } catch (RuntimeException | Error e) {
-            // Runs on a driver thread that would swallow it: make an engine bug visible at least.
-            LOG.error("completing device op '{}' failed; ops depending on it may never run", op.name(), e);
-            throw e;
-        }
-    }
-
-    private static void setCurrent(EngineThread et, OprBlock op) {
-        if (et != null) {
-            et.currentOp = op;
-        } else if (op == null) {
-            CURRENT.remove();
-        } else {
-            CURRENT.set(op);
-        }
+    /** The failure a user op takes over instead of running (the skip rule), or null. */
+    private static Failure inherited(OprBlock op) {
+        OpDef def = op.def();
+        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? op.inheritedFailure() : null;
     }
 
     private static void fnThrew(OprBlock op, Throwable e) {
@@ -572,17 +354,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void completed(OprBlock op, Throwable error) {
-        boolean launchedEarly = op.isLaunched();
+        Failure f = null;
         if (error != null) {
-            Failure f = new Failure(error, op.name());
+            f = new Failure(error, op.name());
             op.setFailure(f);
             waits.recordFailure(f);
-            if (launchedEarly) {
-                // Its variables were released at launch: later users of its outputs must still see this.
-                for (Var w : op.def().writes()) {
-                    w.attachLateFailure(f);
-                }
-            }
             LOG.debug("op '{}' failed", op.name(), error);
         }
         OpListener l = op.listener();
@@ -592,8 +368,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (op.inFlight) {
             diag.landed(op);
         }
-        if (launchedEarly) {
-            op.markDeviceDone();
+        if (op.isLaunched()) {
+            DeviceOrdering.completedAfterLaunch(op, f); // its variables were released at launch
         } else {
             op.releaseVariables();
         }
@@ -637,27 +413,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final EngineDiagnostics diagnostics() {
-        return diag.snapshot(this::pendingOps, Diagnostics.counters(this));
-    }
-
-    /** How many times the hang doctor reported. */
-    final long hangReports() {
-        return waits.hangReports.sum();
-    }
-
-    /** Refuses a blocking call made from inside one of this engine's ops or on one of its threads. */
-    final void checkNotInOp(String what) {
-        Thread t = Thread.currentThread();
-        OprBlock cur = t instanceof EngineThread ? ((EngineThread) t).currentOp : CURRENT.get();
-        if (cur != null && cur.def().owner() == this) {
-            throw new IllegalStateException(what + " was called from inside op '" + cur.name() + "' of engine '" + name
-                    + "': the op would wait for itself or for the worker it occupies. Push a dependent op instead "
-                    + "(list the variable in its constVars), or wait outside ops");
-        }
-        if (t instanceof EngineThread && ((EngineThread) t).engine() == this) {
-            throw new IllegalStateException(what + " was called on worker thread " + t.getName() + " of engine '" + name
-                    + "': a worker that blocks can deadlock the engine. Push a dependent op instead");
-        }
+        return diag.snapshot(this::pendingOps, Diagnostics.counters(ordering, waits.hangReports));
     }
 
     /** The number of ops pushed and not yet finished (approximate while pushes run). */
@@ -674,24 +430,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void addListener(OpListener l) {
         Objects.requireNonNull(l, "listener");
         synchronized (lifecycle) {
-            ListenerFanout.Entry[] now = listener == null ? new ListenerFanout.Entry[0] : ((ListenerFanout) listener).entries;
-            ListenerFanout.Entry[] next = Arrays.copyOf(now, now.length + 1);
-            next[now.length] = new ListenerFanout.Entry(l);
-            listener = new ListenerFanout(next, this::removeListener);
+            listener = ListenerFanout.with(listener, l, this::removeListener);
         }
     }
 
     @Override
     public final void removeListener(OpListener l) {
         synchronized (lifecycle) {
-            if (listener == null) {
-                return;
-            }
-            ListenerFanout.Entry[] now = ((ListenerFanout) listener).entries;
-            ListenerFanout.Entry[] next = Arrays.stream(now).filter(x -> x.listener != l).toArray(ListenerFanout.Entry[]::new);
-            if (next.length != now.length) {
-                listener = next.length == 0 ? null : new ListenerFanout(next, this::removeListener);
-            }
+            listener = ListenerFanout.without(listener, l, this::removeListener);
         }
     }
 
@@ -707,7 +453,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void close() {
-        checkNotInOp("close()");
+        CurrentOp.refuseBlockingCall(this, "close()");
         boolean first;
         synchronized (lifecycle) {
             first = !closing;
@@ -715,44 +461,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         boolean interrupted = false;
         if (!first) {
-            // Another thread is closing: return when it has finished, as a close is expected to.
-            while (true) {
-                try {
-                    closedSignal.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            Waits.awaitUninterruptibly(closedSignal); // another thread is closing: return when it has finished
             return;
         }
         try {
-            PendingOps.Epoch sealed = pending.seal();
-            while (true) {
-                try {
-                    PendingOps.await(sealed, Long.MAX_VALUE);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // finish closing; restore the status below
-                }
-            }
-            for (Failure f : waits.takeFailures()) {
-                if (f.markReported()) {
-                    LOG.warn("engine '{}' closed with an unreported failure: {}", name, f, f.error());
-                }
-            }
+            interrupted = waits.drainForClose();
             stopWorkers();
-            for (DeviceSlot s : devices.values()) {
-                try {
-                    s.close();
-                } catch (RuntimeException e) {
-                    LOG.warn("closing the streams of {} failed", s.context(), e);
-                }
-                Devices.release(s.context());
-            }
+            slots.close();
             OpListener l = listener;
             if (l != null) {
                 l.closed(); // after the last op; the fan-out contains whatever a listener throws

@@ -81,6 +81,17 @@ public final class DeviceSlot {
         return s != null ? s : createShared(kind);
     }
 
+    /**
+     * The shared stream of that kind, bound to the calling thread.
+     *
+     * @throws org.depengine.api.EngineException if the plugin cannot make or bind it
+     */
+    Stream boundSharedStream(StreamKind kind) {
+        Stream s = sharedStream(kind);
+        PluginGuard.bind(context, s);
+        return s;
+    }
+
     private synchronized Stream createShared(StreamKind kind) {
         Stream s = shared.get(kind.ordinal());
         if (s == null) {

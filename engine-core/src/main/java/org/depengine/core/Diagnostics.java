@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.EngineDiagnostics.PendingOp;
@@ -178,13 +179,13 @@ final class Diagnostics {
     }
 
     /** The counters, by the names {@link EngineDiagnostics#counters()} documents. */
-    static Map<String, Long> counters(AbstractEngine e) {
+    static Map<String, Long> counters(DeviceOrdering o, LongAdder hangReports) {
         Map<String, Long> c = new LinkedHashMap<>();
-        c.put("launchedEarly", e.launchedEarly.sum());
-        c.put("sameStreamStarts", e.sameStreamStarts.sum());
-        c.put("deviceWaits", e.deviceWaits.sum());
-        c.put("hostDeferrals", e.hostDeferrals.sum());
-        c.put("hangReports", e.hangReports());
+        c.put("launchedEarly", o.launchedEarly.sum());
+        c.put("sameStreamStarts", o.sameStreamStarts.sum());
+        c.put("deviceWaits", o.deviceWaits.sum());
+        c.put("hostDeferrals", o.hostDeferrals.sum());
+        c.put("hangReports", hangReports.sum());
         return c;
     }
 }

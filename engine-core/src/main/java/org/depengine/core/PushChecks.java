@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
+import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.Var;
@@ -40,6 +41,20 @@ final class PushChecks {
             }
         }
         return new OpDef(engine, fn, reads, writes, prop, opName, OpDef.Kind.USER);
+    }
+
+    /**
+     * The definition of {@code deleteVariable(deleteFn, ctx, var)}: a write of {@code var}.
+     *
+     * @throws IllegalStateException if the variable was already deleted
+     */
+    OpDef deletion(SyncFn deleteFn, VarHandle var) {
+        Var v = ownVar(var, "var");
+        if (v.isDeleted()) {
+            throw new IllegalStateException(v + " was already deleted; delete a variable once");
+        }
+        return new OpDef(engine, deleteFn, NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
+                "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
     }
 
     /** A definition made by {@code newOperator}, checked again at each push: it and its variables are live. */

@@ -3,6 +3,7 @@ package org.depengine.core;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.Context;
@@ -10,6 +11,7 @@ import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
 import org.depengine.api.WaitTimeoutException;
+import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OprBlock;
@@ -26,10 +28,18 @@ import org.slf4j.LoggerFactory;
  * {@code waitForVar} throws the failure its variable carries, a {@code waitForAll} the first unreported
  * one (later ones suppressed). A reported failure leaves every place that holds it at once, so that
  * nothing keeps its throwable. Thread-safe.
+ *
+ * <p><b>Hang doctor.</b> A wait that takes longer than {@value #HANG_DOCTOR_PROPERTY} milliseconds
+ * (default {@value #HANG_DOCTOR_DEFAULT_MS}; 0 turns it off) logs the engine's diagnostics once, at
+ * WARN, and goes on waiting.
  */
 final class Waits {
     private static final Logger LOG = LoggerFactory.getLogger(Waits.class);
     private static final SyncFn NOTHING = ctx -> { };
+    /** The setting of the hang doctor's threshold in milliseconds; 0 turns it off. */
+    static final String HANG_DOCTOR_PROPERTY = "depengine.hangDoctorMs";
+    /** The hang doctor's default threshold. */
+    static final int HANG_DOCTOR_DEFAULT_MS = 60_000;
 
     private final AbstractEngine engine;
     private final PendingOps pending;
@@ -40,11 +50,11 @@ final class Waits {
     /** How many times the hang doctor reported (see EngineDiagnostics#counters). */
     final LongAdder hangReports = new LongAdder();
 
-    Waits(AbstractEngine engine, PendingOps pending, Diagnostics diag, int hangDoctorMs) {
+    Waits(AbstractEngine engine, PendingOps pending, Diagnostics diag, EngineConfig config) {
         this.engine = engine;
         this.pending = pending;
         this.diag = diag;
-        this.hangDoctorMs = hangDoctorMs;
+        this.hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
     }
 
     /** The {@link System#nanoTime()} deadline {@code timeout} from now, saturated; never {@link Long#MAX_VALUE}. */
@@ -67,7 +77,7 @@ final class Waits {
     }
 
     /** Takes every unreported failure, in completion order. */
-    Failure[] takeFailures() {
+    private Failure[] takeFailures() {
         synchronized (failures) {
             Failure[] all = failures.toArray(new Failure[0]);
             failures.clear();
@@ -83,7 +93,7 @@ final class Waits {
      */
     void waitForVar(Var v, long deadline, Duration timeout) {
         PushChecks.requireLive(v, "waitForVar");
-        engine.checkNotInOp("waitForVar(" + v.name() + ")");
+        CurrentOp.refuseBlockingCall(engine, "waitForVar(" + v.name() + ")");
         if (v.hasPendingWrite()) {
             OpDef def = new OpDef(engine, NOTHING, new Var[] {v}, PushChecks.NO_VARS, FnProperty.NO_SKIP,
                     "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
@@ -110,7 +120,7 @@ final class Waits {
 
     /** Blocks until the ops pushed before now are finished, then throws the first unreported failure. */
     void waitForAll(long deadline, Duration timeout) {
-        engine.checkNotInOp("waitForAll()");
+        CurrentOp.refuseBlockingCall(engine, "waitForAll()");
         PendingOps.Epoch sealed = pending.seal();
         boolean done;
         try {
@@ -125,6 +135,47 @@ final class Waits {
         EngineException first = firstUnreportedFailure();
         if (first != null) {
             throw first;
+        }
+    }
+
+    /**
+     * For {@code close}: waits, uninterruptibly, until every op pushed so far is finished, and logs the
+     * failures nobody was told about.
+     *
+     * @return whether the thread was interrupted meanwhile (the caller restores the status)
+     */
+    boolean drainForClose() {
+        boolean interrupted = false;
+        PendingOps.Epoch sealed = pending.seal();
+        while (true) {
+            try {
+                PendingOps.await(sealed, Long.MAX_VALUE);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true; // finish closing; the caller restores the status
+            }
+        }
+        for (Failure f : takeFailures()) {
+            if (f.markReported()) {
+                LOG.warn("engine '{}' closed with an unreported failure: {}", engine.name(), f, f.error());
+            }
+        }
+        return interrupted;
+    }
+
+    /** Waits for {@code latch} without giving up on an interrupt, restoring the status afterwards. */
+    static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -218,7 +269,7 @@ final class Waits {
                     }
                     LOG.warn("{} has been waiting for {} ms. What is pending:\n{}\n(The wait goes on. -D{}=<ms> sets this "
                             + "threshold, 0 turns the report off.)", call, hangDoctorMs, engine.diagnostics().report(),
-                            AbstractEngine.HANG_DOCTOR_PROPERTY);
+                            HANG_DOCTOR_PROPERTY);
                     hangReports.increment();
                 }
             }

@@ -113,13 +113,16 @@ public final class OpDef implements OprHandle {
         return deleted;
     }
 
-    /** Marks the definition deleted; false if it already was. */
-    public synchronized boolean markDeleted() {
+    /**
+     * Marks the definition deleted.
+     *
+     * @throws IllegalStateException if it already was
+     */
+    public synchronized void markDeleted() {
         if (deleted) {
-            return false;
+            throw new IllegalStateException(this + " was already deleted; delete an operator once");
         }
         deleted = true;
-        return true;
     }
 
     List<VarHandle> readList() {
