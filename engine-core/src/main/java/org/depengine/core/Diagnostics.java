@@ -18,6 +18,7 @@ import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.EngineDiagnostics.PendingOp;
 import org.depengine.api.device.StreamKind;
 import org.depengine.core.exec.EngineThread;
+import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OprBlock;
 import org.depengine.core.tracker.Var;
 import org.depengine.core.tracker.VarSnapshot;
@@ -86,6 +87,12 @@ final class Diagnostics {
         }
         for (OprBlock op : inFlight) {
             found.putIfAbsent(op, new ArrayList<>());
+            Fencing f = op.fencing();
+            if (f != null) {
+                for (OprBlock deferred : f.deferred()) { // released by their variables: in no queue any more
+                    found.putIfAbsent(deferred, new ArrayList<>());
+                }
+            }
         }
         List<Var> live;
         synchronized (vars) {

@@ -1,6 +1,7 @@
 package org.depengine.core.tracker;
 
 import java.util.ArrayList;
+import java.util.List;
 import org.depengine.api.device.Event;
 
 /**
@@ -74,6 +75,20 @@ public final class Fencing {
             doneWaiters = add(doneWaiters, waiter, false);
         }
         return true;
+    }
+
+    /** The ops deferred on the host until this op's device work is done (a copy, for diagnostics). */
+    public synchronized List<OprBlock> deferred() {
+        Object w = doneWaiters;
+        if (w == null) {
+            return List.of();
+        }
+        if (w instanceof OprBlock) {
+            return List.of((OprBlock) w);
+        }
+        @SuppressWarnings("unchecked")
+        ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
+        return List.copyOf(list);
     }
 
     /** Marks the device work done; returns the ops deferred behind it (one OprBlock, a list, or null). */
