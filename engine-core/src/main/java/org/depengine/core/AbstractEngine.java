@@ -22,7 +22,7 @@ import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,7 +56,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final AtomicLong opIds = new AtomicLong();
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
-    private final DeviceSlots slots = new DeviceSlots();
+    private final EngineDevices devices = new EngineDevices();
     private final Object lifecycle = new Object();
     private final Object registration = new Object();
     private volatile ListenerFanout listener; // null when nobody listens: the one volatile read per push
@@ -89,14 +89,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
      *
      * @param pusherThread whether the caller is the thread that pushed the op, inside that push
      */
-    protected abstract void execute(OprBlock op, boolean pusherThread);
+    protected abstract void execute(OpBlock op, boolean pusherThread);
 
-    /** Routes an op before it is registered (sets {@link OprBlock#route}); the default does nothing. */
-    protected void prepare(OprBlock op, DeviceSlot slot) {
+    /** Routes an op before it is registered (sets {@link OpBlock#route}); the default does nothing. */
+    protected void prepare(OpBlock op, EngineDevice device) {
     }
 
     /** Called on the pusher after a successful push; the naive engine waits for the op here. */
-    protected void afterPush(OprBlock op) {
+    protected void afterPush(OpBlock op) {
     }
 
     /** Stops and joins the engine's threads; called by {@link #close()} after every op finished. */
@@ -184,26 +184,26 @@ public abstract class AbstractEngine implements Engine, OpHost {
         submit(checks.deletion(deleteFn, var), ctx, 0, true);
     }
 
-    /** The device slot of a context, opened on first use. */
-    protected final DeviceSlot slot(Context ctx) {
-        return slots.get(ctx);
+    /** The engine device of a context, opened on first use. */
+    protected final EngineDevice device(Context ctx) {
+        return devices.get(ctx);
     }
 
     /** Registers a validated op; package-private for the waits' internal ops. */
-    final OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
-        DeviceSlot slot = def.kind() == OpDef.Kind.WAIT ? null : slot(ctx);
+    final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
+        EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
-        OprBlock op;
+        OpBlock op;
         try {
             if (closing && def.kind() != OpDef.Kind.WAIT) {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '"
                         + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OprBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
+            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
             op.accounting = epoch;
-            op.slot = slot;
-            prepare(op, slot);
+            op.device = device;
+            prepare(op, device);
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
             // the epoch undoes it (a phantom pending op would hang every later waitForAll and close).
@@ -237,11 +237,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
     // ---- running ----------------------------------------------------------------------------------
 
     @Override
-    public final void ready(OprBlock op) {
+    public final void ready(OpBlock op) {
         dispatch(op, false);
     }
 
-    private void dispatch(OprBlock op, boolean pusherThread) {
+    private void dispatch(OpBlock op, boolean pusherThread) {
         if (op.hasFences() && ordering.deferredBehindFences(op)) {
             return; // dispatched again, from the last fence's completion, when its device work is done
         }
@@ -264,14 +264,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * @param ownStream the calling worker's stream, or null to use the device's shared stream (bound
      *     to the calling thread first)
      */
-    protected final void run(OprBlock op, Stream ownStream) {
+    protected final void run(OpBlock op, Stream ownStream) {
         OpDef def = op.def();
         OpListener l = op.listener();
         Stream stream = ownStream;
         StreamKind kind = StreamKind.of(def.prop());
         try {
-            if (stream == null && op.slot != null) {
-                stream = ((DeviceSlot) op.slot).boundSharedStream(kind);
+            if (stream == null && op.device != null) {
+                stream = ((EngineDevice) op.device).boundSharedStream(kind);
             }
         } catch (Throwable e) {
             refuse(op, e);
@@ -293,7 +293,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
-        OprBlock outer = et != null ? et.currentOp : CurrentOp.get();
+        OpBlock outer = et != null ? et.currentOp : CurrentOp.get();
         CurrentOp.set(et, op);
         Throwable thrown = null;
         try {
@@ -321,7 +321,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * Fails a ready op that cannot run because its stream could not be had (the device plugin failed
      * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
      */
-    protected final void refuse(OprBlock op, Throwable cause) {
+    protected final void refuse(OpBlock op, Throwable cause) {
         op.start(null);
         Failure inherited = inherited(op);
         if (op.cancellation() != null) {
@@ -334,12 +334,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     /** The failure a user op takes over instead of running (the skip rule), or null. */
-    private static Failure inherited(OprBlock op) {
+    private static Failure inherited(OpBlock op) {
         OpDef def = op.def();
         return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? op.inheritedFailure() : null;
     }
 
-    private static void fnThrew(OprBlock op, Throwable e) {
+    private static void fnThrew(OpBlock op, Throwable e) {
         if (op.isCompleted()) {
             LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
             return;
@@ -353,7 +353,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     @Override
-    public final void completed(OprBlock op, Throwable error) {
+    public final void completed(OpBlock op, Throwable error) {
         Failure f = null;
         if (error != null) {
             f = new Failure(error, op.name());
@@ -467,7 +467,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         try {
             interrupted = waits.drainForClose();
             stopWorkers();
-            slots.close();
+            devices.close();
             OpListener l = listener;
             if (l != null) {
                 l.closed(); // after the last op; the fan-out contains whatever a listener throws

@@ -1,7 +1,7 @@
 package org.depengine.core;
 
 import org.depengine.core.exec.EngineThread;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /**
  * Which op the calling thread is running: kept in the {@link EngineThread} itself on an engine's
@@ -10,25 +10,25 @@ import org.depengine.core.tracker.OprBlock;
  */
 final class CurrentOp {
     /** The op running on a thread that is not an {@link EngineThread}. */
-    private static final ThreadLocal<OprBlock> OTHER_THREADS = new ThreadLocal<>();
+    private static final ThreadLocal<OpBlock> OTHER_THREADS = new ThreadLocal<>();
 
     private CurrentOp() {
     }
 
     /** The op the calling thread is running, or null. */
-    static OprBlock get() {
+    static OpBlock get() {
         Thread t = Thread.currentThread();
         return t instanceof EngineThread ? ((EngineThread) t).currentOp : OTHER_THREADS.get();
     }
 
     /** Whether the calling thread is running an op of {@code engine}. */
     static boolean ownedBy(AbstractEngine engine) {
-        OprBlock cur = get();
+        OpBlock cur = get();
         return cur != null && cur.def().owner() == engine;
     }
 
     /** Sets the calling thread's op ({@code et}: the calling thread if it is an engine thread, else null). */
-    static void set(EngineThread et, OprBlock op) {
+    static void set(EngineThread et, OpBlock op) {
         if (et != null) {
             et.currentOp = op;
         } else if (op == null) {
@@ -45,7 +45,7 @@ final class CurrentOp {
      */
     static void refuseBlockingCall(AbstractEngine engine, String what) {
         if (ownedBy(engine)) {
-            OprBlock cur = get();
+            OpBlock cur = get();
             throw new IllegalStateException(what + " was called from inside op '" + cur.name() + "' of engine '" + engine.name()
                     + "': the op would wait for itself or for the worker it occupies. Push a dependent op instead "
                     + "(list the variable in its constVars), or wait outside ops");

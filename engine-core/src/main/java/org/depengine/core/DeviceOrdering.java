@@ -12,7 +12,7 @@ import org.depengine.api.listen.OpListener;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Launch.</b> A device op is <em>launched</em> when its function returns and its stream's policy
  * says the work is not done yet; the op completes when the policy reports it done. Where the engine
  * releases at launch, the op's variables are released at once and the op becomes a <em>fence</em>
- * (see {@link OprBlock} and {@link Fencing}; the variables' side is in {@link Var}).
+ * (see {@link OpBlock} and {@link Fencing}; the variables' side is in {@link Var}).
  *
  * <p><b>Waiting for fences.</b> Before an op released behind fences is dispatched, each fence still
  * running on the device is either left to stream order (same stream), turned into a device-side wait
@@ -51,24 +51,24 @@ final class DeviceOrdering {
     /**
      * Decides, for each launched op that {@code op} was released behind, how {@code op} waits for it.
      * Keeps the fences to wait for on the device; defers the op on the host behind the others. Call
-     * only when {@link OprBlock#hasFences()}.
+     * only when {@link OpBlock#hasFences()}.
      *
      * @return true if the op was deferred (it is dispatched again when the last of those fences is done)
      */
-    boolean deferredBehindFences(OprBlock op) {
+    boolean deferredBehindFences(OpBlock op) {
         Fencing fencing = op.fencing();
-        OprBlock[] fences = fencing.takeFences();
+        OpBlock[] fences = fencing.takeFences();
         if (fences == null) {
             return false;
         }
         boolean onDevice = canWaitOnDevice(op);
         int kept = 0;
-        for (OprBlock f : fences) {
+        for (OpBlock f : fences) {
             if (!f.isFence()) {
                 continue; // done already
             }
             Fencing ff = f.fencing();
-            if (onDevice && f.slot == op.slot && ff.doneEvent() != null) {
+            if (onDevice && f.device == op.device && ff.doneEvent() != null) {
                 fences[kept++] = f;
             } else if (ff.deferUntilDeviceDone(op)) {
                 hostDeferrals.increment();
@@ -81,10 +81,10 @@ final class DeviceOrdering {
     }
 
     /** Whether the op can wait for a producer of its own device on the device (a sync user op on a stream). */
-    private static boolean canWaitOnDevice(OprBlock op) {
+    private static boolean canWaitOnDevice(OpBlock op) {
         OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.isSync() && op.slot != null && !op.context().isCpu()
-                && ((DeviceSlot) op.slot).supportsStreamWait();
+        return def.kind() == OpDef.Kind.USER && def.isSync() && op.device != null && !op.context().isCpu()
+                && ((EngineDevice) op.device).supportsStreamWait();
     }
 
     /**
@@ -93,20 +93,20 @@ final class DeviceOrdering {
      *
      * @throws org.depengine.api.EngineException if the device refuses the wait
      */
-    void waitOnDevice(OprBlock op, Stream stream) {
+    void waitOnDevice(OpBlock op, Stream stream) {
         Fencing fencing = op.fencing();
-        OprBlock[] fences = fencing == null ? null : fencing.takeDeviceFences();
+        OpBlock[] fences = fencing == null ? null : fencing.takeDeviceFences();
         if (fences == null) {
             return;
         }
-        for (OprBlock f : fences) {
+        for (OpBlock f : fences) {
             if (!f.isFence()) {
                 continue;
             }
             if (f.startedStream() == stream) {
                 sameStreamStarts.increment(); // stream order is enough
             } else {
-                PluginGuard.waitFor(((DeviceSlot) f.slot).context(), stream, f.fencing().doneEvent());
+                PluginGuard.waitFor(((EngineDevice) f.device).context(), stream, f.fencing().doneEvent());
                 deviceWaits.increment();
             }
         }
@@ -116,13 +116,13 @@ final class DeviceOrdering {
      * The function of a sync op returned: completes it if its stream's policy says its work is done on
      * return (always, for ops with no device), else {@linkplain #launched launches} it. Never throws.
      */
-    void returned(OprBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
-        DeviceSlot slot = (DeviceSlot) op.slot;
+    void returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
+        EngineDevice device = (EngineDevice) op.device;
         StreamPolicy policy;
         boolean doneOnReturn;
         try {
-            policy = slot == null ? StreamPolicy.SYNCHRONOUS : slot.policy(kind);
-            doneOnReturn = slot == null || PluginGuard.doneOnReturn(slot.context(), policy);
+            policy = device == null ? StreamPolicy.SYNCHRONOUS : device.policy(kind);
+            doneOnReturn = device == null || PluginGuard.doneOnReturn(device.context(), policy);
         } catch (Throwable e) {
             op.fail(e); // the plugin gave no usable policy: the op cannot tell when it is done
             return;
@@ -130,7 +130,7 @@ final class DeviceOrdering {
         if (doneOnReturn) {
             op.complete();
         } else {
-            launched(op, slot, policy, stream, releaseAtLaunch);
+            launched(op, device, policy, stream, releaseAtLaunch);
         }
     }
 
@@ -139,15 +139,15 @@ final class DeviceOrdering {
      * say when it is done. Releases the variables now if {@code releaseAtLaunch} (user ops only).
      * Never throws: a device that refuses the event or the completion hook fails the op.
      */
-    private void launched(OprBlock op, DeviceSlot slot, StreamPolicy policy, Stream stream, boolean releaseAtLaunch) {
+    private void launched(OpBlock op, EngineDevice device, StreamPolicy policy, Stream stream, boolean releaseAtLaunch) {
         OpListener l = op.listener();
         if (l != null) {
             l.launched(op, System.nanoTime());
         }
-        DeviceDone done = new DeviceDone(op, slot, stream);
+        DeviceDone done = new DeviceDone(op, device, stream);
         try {
             if (op.def().kind() == OpDef.Kind.USER && releaseAtLaunch) {
-                Event doneEvent = slot.supportsStreamWait() ? PluginGuard.record(slot.context(), stream) : null;
+                Event doneEvent = device.supportsStreamWait() ? PluginGuard.record(device.context(), stream) : null;
                 op.launch(doneEvent);
                 launchedEarly.increment();
                 diag.inFlight(op);
@@ -155,7 +155,7 @@ final class DeviceOrdering {
             } else {
                 diag.inFlight(op);
             }
-            PluginGuard.whenDone(slot.context(), policy, stream, done);
+            PluginGuard.whenDone(device.context(), policy, stream, done);
         } catch (Throwable e) {
             // The device refused the event or the completion hook: the op fails now rather than hanging,
             // unless the policy reported it done before throwing.
@@ -163,7 +163,7 @@ final class DeviceOrdering {
                 op.fail(e);
             } else {
                 LOG.warn("device op '{}' on {}: the plugin threw after reporting it done; ignored", op.name(),
-                        slot.context(), e);
+                        device.context(), e);
             }
         }
     }
@@ -174,7 +174,7 @@ final class DeviceOrdering {
      *
      * @param failure its failure, or null
      */
-    static void completedAfterLaunch(OprBlock op, Failure failure) {
+    static void completedAfterLaunch(OpBlock op, Failure failure) {
         if (failure != null) {
             // Its variables were released at launch: later users of its outputs must still see this.
             for (Var w : op.def().writes()) {
@@ -199,15 +199,15 @@ final class DeviceOrdering {
             }
         }
 
-        private final OprBlock op;
-        private final DeviceSlot slot;
+        private final OpBlock op;
+        private final EngineDevice device;
         private final Stream stream;
         @SuppressWarnings("unused") // accessed through CLAIMED
         private volatile boolean claimed;
 
-        DeviceDone(OprBlock op, DeviceSlot slot, Stream stream) {
+        DeviceDone(OpBlock op, EngineDevice device, Stream stream) {
             this.op = op;
-            this.slot = slot;
+            this.device = device;
             this.stream = stream;
         }
 
@@ -219,17 +219,17 @@ final class DeviceOrdering {
         @Override
         public void run() {
             if (!claim()) {
-                PluginGuard.doneTwice(slot, op.name());
+                PluginGuard.doneTwice(device, op.name());
                 return;
             }
-            deviceFinished(op, slot, stream);
+            deviceFinished(op, device, stream);
         }
     }
 
     /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
-    private static void deviceFinished(OprBlock op, DeviceSlot slot, Stream stream) {
+    private static void deviceFinished(OpBlock op, EngineDevice device, Stream stream) {
         try {
-            Throwable asyncError = PluginGuard.takeAsyncError(slot.context(), stream);
+            Throwable asyncError = PluginGuard.takeAsyncError(device.context(), stream);
             if (asyncError != null) {
                 op.fail(asyncError);
             } else {

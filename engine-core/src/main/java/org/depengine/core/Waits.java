@@ -14,7 +14,7 @@ import org.depengine.api.WaitTimeoutException;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,7 +97,7 @@ final class Waits {
         if (v.hasPendingWrite()) {
             OpDef def = new OpDef(engine, NOTHING, new Var[] {v}, PushChecks.NO_VARS, FnProperty.NO_SKIP,
                     "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
-            OprBlock waitOp = engine.submit(def, Context.cpu(), 0, false);
+            OpBlock waitOp = engine.submit(def, Context.cpu(), 0, false);
             boolean done;
             try {
                 done = awaitWatched("waitForVar(" + v + ")", waitOp::awaitFinished, deadline);
@@ -106,7 +106,7 @@ final class Waits {
                 throw new EngineException("interrupted while waiting for " + v + " in waitForVar", e);
             }
             if (!done) {
-                OprBlock writer = v.pendingWriter();
+                OpBlock writer = v.pendingWriter();
                 throw new WaitTimeoutException("waitForVar(" + v.name() + ") timed out after " + timeout
                         + (writer == null ? "" : ": still waiting for op '" + writer.name() + "' that writes it")
                         + "; " + engine.diagnostics().report(20));

@@ -5,12 +5,12 @@ import java.util.List;
 import org.depengine.api.device.Event;
 
 /**
- * An op's part in release at launch (see {@link OprBlock}), allocated only for an op that launches on a
+ * An op's part in release at launch (see {@link OpBlock}), allocated only for an op that launches on a
  * device or is released behind one that did; every other op carries a null reference instead.
  *
  * <p>Two roles, either or both:
  * <ul>
- *   <li><b>fence</b>: the op released its variables at launch ({@link OprBlock#launch}) and its device
+ *   <li><b>fence</b>: the op released its variables at launch ({@link OpBlock#launch}) and its device
  *   work may still run; it keeps the {@linkplain #doneEvent() event} that marks the end of that work
  *   and the ops deferred on the host until it is done ({@link #deferUntilDeviceDone});</li>
  *   <li><b>fenced</b>: the op was released behind launched ops; it keeps them until the dispatcher
@@ -21,21 +21,21 @@ import org.depengine.api.device.Event;
  * dispatcher's fields are touched only by the thread that took the op's wait counter to zero.
  */
 public final class Fencing {
-    private final OprBlock op;
+    private final OpBlock op;
 
     // Fence role. Written by the launching thread before it releases the variables, so an op released
     // through them sees them (the variables' locks and the wait counter order the accesses).
     private volatile boolean launched;
     private Event doneEvent;
     private volatile boolean deviceDone; // written under this
-    private Object doneWaiters;          // guarded by this: ops deferred until done, one OprBlock or an ArrayList
+    private Object doneWaiters;          // guarded by this: ops deferred until done, one OpBlock or an ArrayList
 
     // Fenced role.
-    private Object fences;               // guarded by this: launched ops released behind, one OprBlock or an ArrayList
-    private OprBlock[] deviceFences;     // dispatcher only
+    private Object fences;               // guarded by this: launched ops released behind, one OpBlock or an ArrayList
+    private OpBlock[] deviceFences;     // dispatcher only
     private boolean gated;               // dispatcher only: the fences were taken
 
-    Fencing(OprBlock op) {
+    Fencing(OpBlock op) {
         this.op = op;
     }
 
@@ -66,7 +66,7 @@ public final class Fencing {
      *
      * @return false, changing nothing, if the device work is already done
      */
-    public boolean deferUntilDeviceDone(OprBlock waiter) {
+    public boolean deferUntilDeviceDone(OpBlock waiter) {
         synchronized (this) {
             if (deviceDone) {
                 return false;
@@ -78,20 +78,20 @@ public final class Fencing {
     }
 
     /** The ops deferred on the host until this op's device work is done (a copy, for diagnostics). */
-    public synchronized List<OprBlock> deferred() {
+    public synchronized List<OpBlock> deferred() {
         Object w = doneWaiters;
         if (w == null) {
             return List.of();
         }
-        if (w instanceof OprBlock) {
-            return List.of((OprBlock) w);
+        if (w instanceof OpBlock) {
+            return List.of((OpBlock) w);
         }
         @SuppressWarnings("unchecked")
-        ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
+        ArrayList<OpBlock> list = (ArrayList<OpBlock>) w;
         return List.copyOf(list);
     }
 
-    /** Marks the device work done; returns the ops deferred behind it (one OprBlock, a list, or null). */
+    /** Marks the device work done; returns the ops deferred behind it (one OpBlock, a list, or null). */
     Object markDeviceDone() {
         synchronized (this) {
             deviceDone = true;
@@ -104,7 +104,7 @@ public final class Fencing {
     // ---- fenced role ------------------------------------------------------------------------------
 
     /** Records that the op was released behind {@code fence} (a launched op). Any thread. */
-    synchronized void addFence(OprBlock fence) {
+    synchronized void addFence(OpBlock fence) {
         fences = add(fences, fence, true);
     }
 
@@ -125,7 +125,7 @@ public final class Fencing {
      * already taken. Call only after the op's wait counter reached zero. Arms the deferral count: the
      * op's wait counter holds a guard until {@link #dropDeferralGuard}.
      */
-    public OprBlock[] takeFences() {
+    public OpBlock[] takeFences() {
         if (gated) {
             return null;
         }
@@ -139,12 +139,12 @@ public final class Fencing {
             return null;
         }
         op.armDeferral();
-        if (f instanceof OprBlock) {
-            return new OprBlock[] {(OprBlock) f};
+        if (f instanceof OpBlock) {
+            return new OpBlock[] {(OpBlock) f};
         }
         @SuppressWarnings("unchecked")
-        ArrayList<OprBlock> list = (ArrayList<OprBlock>) f;
-        return list.toArray(new OprBlock[0]);
+        ArrayList<OpBlock> list = (ArrayList<OpBlock>) f;
+        return list.toArray(new OpBlock[0]);
     }
 
     /** Drops the deferral guard; true if nothing deferred the op (the caller dispatches it). */
@@ -153,33 +153,33 @@ public final class Fencing {
     }
 
     /** Keeps the fences the op must wait for on the device before its work starts. */
-    public void keepDeviceFences(OprBlock[] kept) {
+    public void keepDeviceFences(OpBlock[] kept) {
         this.deviceFences = kept;
     }
 
     /** The fences to wait for on the device, once: a running op keeps no fence alive. Null if none. */
-    public OprBlock[] takeDeviceFences() {
-        OprBlock[] f = deviceFences;
+    public OpBlock[] takeDeviceFences() {
+        OpBlock[] f = deviceFences;
         deviceFences = null;
         return f;
     }
 
     /** One op, or an ArrayList of them, with {@code o} added (once, if {@code distinct}). */
-    private static Object add(Object one, OprBlock o, boolean distinct) {
+    private static Object add(Object one, OpBlock o, boolean distinct) {
         if (one == null) {
             return o;
         }
-        if (one instanceof OprBlock) {
+        if (one instanceof OpBlock) {
             if (distinct && one == o) {
                 return one;
             }
-            ArrayList<OprBlock> list = new ArrayList<>(4);
-            list.add((OprBlock) one);
+            ArrayList<OpBlock> list = new ArrayList<>(4);
+            list.add((OpBlock) one);
             list.add(o);
             return list;
         }
         @SuppressWarnings("unchecked")
-        ArrayList<OprBlock> list = (ArrayList<OprBlock>) one;
+        ArrayList<OpBlock> list = (ArrayList<OpBlock>) one;
         if (!distinct || !list.contains(o)) {
             list.add(o);
         }

@@ -1,7 +1,7 @@
 /**
  * The dependency tracker shared by every engine: variables with their per-variable FIFO
  * ({@link org.depengine.core.tracker.Var}), op blocks with their wait counters
- * ({@link org.depengine.core.tracker.OprBlock}), operator definitions
+ * ({@link org.depengine.core.tracker.OpBlock}), operator definitions
  * ({@link org.depengine.core.tracker.OpDef}) and failure records
  * ({@link org.depengine.core.tracker.Failure}). An {@link org.depengine.core.tracker.OpHost} (the
  * engine) is told when an op is ready and when it completed; which thread runs an op is the engine's

@@ -21,9 +21,9 @@ import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: ops over two variables, registered as the engine does ({@link OprBlock#register()} under
- * a registration lock, then {@link OprBlock#dropGuard()}), completed as the engine does
- * ({@link OprBlock#complete()} releasing every variable, no lock), from several threads at once.
+ * Lincheck: ops over two variables, registered as the engine does ({@link OpBlock#register()} under
+ * a registration lock, then {@link OpBlock#dropGuard()}), completed as the engine does
+ * ({@link OpBlock#complete()} releasing every variable, no lock), from several threads at once.
  *
  * <p>{@link WithReleaseAtLaunch} adds the fence cases: a running op may release its variables at
  * launch and complete later, when its device work is done; the ops released behind it must be deferred
@@ -54,7 +54,7 @@ public class TrackerModelCheckTest {
     private final Var a = new Var(owner, "a");
     private final Var b = new Var(owner, "b");
     private final Object registration = new Object();
-    private final AtomicReferenceArray<OprBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
+    private final AtomicReferenceArray<OpBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
     private final AtomicIntegerArray state = new AtomicIntegerArray(MAX_OPS);
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
     private int registered; // guarded by registration
@@ -66,12 +66,12 @@ public class TrackerModelCheckTest {
 
     private final OpHost host = new OpHost() {
         @Override
-        public void ready(OprBlock op) {
+        public void ready(OpBlock op) {
             dispatch(op);
         }
 
         @Override
-        public void completed(OprBlock op, Throwable error) {
+        public void completed(OpBlock op, Throwable error) {
             if (op.isLaunched()) {
                 op.markDeviceDone(); // what the engine does when a launched op's device work is done
             } else {
@@ -85,12 +85,12 @@ public class TrackerModelCheckTest {
      * deferred on the host until their device work is done (the model has no device-side waits, whose
      * ordering is the device's), else it starts.
      */
-    private void dispatch(OprBlock op) {
+    private void dispatch(OpBlock op) {
         if (honoursFences() && op.hasFences()) {
             Fencing fencing = op.fencing();
-            OprBlock[] fences = fencing.takeFences();
+            OpBlock[] fences = fencing.takeFences();
             if (fences != null) {
-                for (OprBlock f : fences) {
+                for (OpBlock f : fences) {
                     if (f.isFence()) {
                         f.fencing().deferUntilDeviceDone(op);
                     }
@@ -108,10 +108,10 @@ public class TrackerModelCheckTest {
         return true;
     }
 
-    private void started(OprBlock op) {
+    private void started(OpBlock op) {
         int id = (int) op.id();
         for (int j = 0; j < id; j++) {
-            OprBlock earlier = ops.get(j);
+            OpBlock earlier = ops.get(j);
             if (conflict(earlier.def(), op.def()) && state.get(j) != COMPLETED) {
                 violations.add("op " + id + " " + shape(op.def()) + " started before the conflicting op " + j + " "
                         + shape(earlier.def()) + " completed");
@@ -187,10 +187,10 @@ public class TrackerModelCheckTest {
     /** Pushes an op of one of eight shapes over a and b, as the engine does. */
     @Operation
     public void push(@Param(name = "shape") int shape) {
-        OprBlock op;
+        OpBlock op;
         synchronized (registration) {
             int id = registered++;
-            op = new OprBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
+            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
             ops.set(id, op);
             published = id + 1;
             if (registrationLock()) {
@@ -205,7 +205,7 @@ public class TrackerModelCheckTest {
         }
     }
 
-    private void register(OprBlock op) {
+    private void register(OpBlock op) {
         RuntimeException refused = op.register();
         if (refused != null) {
             violations.add("a live variable refused op " + op.id() + ": " + refused);
@@ -237,7 +237,7 @@ public class TrackerModelCheckTest {
         for (int id = 0; id < n; id++) {
             if (state.get(id) == STARTED && k-- == 0) {
                 if (state.compareAndSet(id, STARTED, CLAIMED)) {
-                    OprBlock op = ops.get(id);
+                    OpBlock op = ops.get(id);
                     op.launch(null); // no event: successors wait on the host
                     state.set(id, LAUNCHED); // before the release: a successor checks it when it starts
                     op.releaseVariables();

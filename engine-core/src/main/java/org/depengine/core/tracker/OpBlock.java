@@ -38,7 +38,7 @@ import org.depengine.api.listen.OpListener;
  * host-side deferrals. That state is held in a {@link Fencing}, allocated only for the ops that take
  * part; the variables' side is in {@link Var}.
  */
-public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
+public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     private static final VarHandle WAIT;
     private static final VarHandle STATE;
     private static final VarHandle FENCING;
@@ -46,9 +46,9 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            WAIT = l.findVarHandle(OprBlock.class, "wait", int.class);
-            STATE = l.findVarHandle(OprBlock.class, "state", int.class);
-            FENCING = l.findVarHandle(OprBlock.class, "fencing", Fencing.class);
+            WAIT = l.findVarHandle(OpBlock.class, "wait", int.class);
+            STATE = l.findVarHandle(OpBlock.class, "state", int.class);
+            FENCING = l.findVarHandle(OpBlock.class, "fencing", Fencing.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -73,12 +73,12 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     private volatile Thread waiter; // a thread parked in awaitFinished
     private volatile boolean finished;
 
-    /** Engine-owned routing data (which worker group, device slot); set before registration. */
+    /** Engine-owned routing data (which worker group, for instance); set before registration. */
     public Object route;
     /** Core-owned: the pending-op epoch the op is counted in; set before registration. */
     public Object accounting;
-    /** Core-owned: the device slot the op runs on (null for internal ops); set before registration. */
-    public Object slot;
+    /** Core-owned: the engine device the op runs on (null for internal ops); set before registration. */
+    public Object device;
 
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
     private RuntimeException cancelled; // set when a registration was refused
@@ -102,7 +102,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
      * @param ctx where it runs
      * @param listener the engine's listener at push time, or null
      */
-    public OprBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
+    public OpBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
         this.def = def;
         this.host = host;
         this.ctx = ctx;
@@ -165,7 +165,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     }
 
     /** A completing op lets this op go; dispatches it through the host at zero. */
-    void release(OprBlock by) {
+    void release(OpBlock by) {
         if (by.listener != null) {
             by.listener.released(by, this);
         }
@@ -217,7 +217,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     }
 
     /** Records that this op was released behind {@code fence} (a launched op). Any thread. */
-    void addFence(OprBlock fence) {
+    void addFence(OpBlock fence) {
         fencingForUpdate().addFence(fence);
     }
 
@@ -254,12 +254,12 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         for (Var v : def.writes()) {
             v.forgetFence(this);
         }
-        if (w instanceof OprBlock) {
-            ((OprBlock) w).releaseDeferred();
+        if (w instanceof OpBlock) {
+            ((OpBlock) w).releaseDeferred();
         } else if (w != null) {
             @SuppressWarnings("unchecked")
-            ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
-            for (OprBlock o : list) {
+            ArrayList<OpBlock> list = (ArrayList<OpBlock>) w;
+            for (OpBlock o : list) {
                 o.releaseDeferred();
             }
         }
