@@ -47,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * <p>Push validation lives in {@link PushChecks}; the waits, failure reporting and the hang doctor
  * in {@link Waits}.
  */
+// The tracker types in the subclass-facing methods are exported to the engine modules only: extending
+// this class is for them, and every other module sees it only as an Engine.
+@SuppressWarnings("exports")
 public abstract class AbstractEngine implements Engine, OpHost {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
 
