@@ -339,7 +339,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     /** The failure a user op takes over instead of running (the skip rule), or null. */
     private static Failure inherited(OpBlock op) {
         OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? op.inheritedFailure() : null;
+        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? def.inheritedFailure() : null;
     }
 
     private static void fnThrew(OpBlock op, Throwable e) {

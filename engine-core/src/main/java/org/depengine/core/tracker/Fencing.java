@@ -101,6 +101,19 @@ public final class Fencing {
         }
     }
 
+    /** Ends the deferral of the ops {@link #markDeviceDone} returned (one OpBlock, a list, or null). */
+    static void releaseDeferred(Object deferred) {
+        if (deferred instanceof OpBlock) {
+            ((OpBlock) deferred).releaseDeferred();
+        } else if (deferred != null) {
+            @SuppressWarnings("unchecked")
+            ArrayList<OpBlock> list = (ArrayList<OpBlock>) deferred;
+            for (OpBlock o : list) {
+                o.releaseDeferred();
+            }
+        }
+    }
+
     // ---- fenced role ------------------------------------------------------------------------------
 
     /** Records that the op was released behind {@code fence} (a launched op). Any thread. */

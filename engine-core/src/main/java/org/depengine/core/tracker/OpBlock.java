@@ -2,7 +2,6 @@ package org.depengine.core.tracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -27,16 +26,11 @@ import org.depengine.api.listen.OpListener;
  * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
  * {@link IllegalStateException}.
  *
- * <p><b>Release at launch</b> (device ops of engines that opt in). A device op's function only
- * enqueues work on a stream; when it returns the op is <em>launched</em> and may release its variables
- * at once, before the device has finished ({@link #launch}). Until the device work is done
- * ({@link #markDeviceDone}) the op is a <em>fence</em>: every op released through one of its
- * variables receives it ({@link #addFence}), and the dispatcher decides per fence whether the
- * successor may start now (same stream: stream order suffices; another stream of the same device:
- * a device-side wait on {@link Fencing#doneEvent()}) or must wait on the host until the device work is
- * done ({@link Fencing#deferUntilDeviceDone}). The wait counter, free once an op is ready, counts those
- * host-side deferrals. That state is held in a {@link Fencing}, allocated only for the ops that take
- * part; the variables' side is in {@link Var}.
+ * <p><b>Release at launch</b> (device ops of engines that opt in): a launched op ({@link #launch})
+ * releases its variables before its device work is done and stays a <em>fence</em> until
+ * {@link #markDeviceDone}; the ops released behind it carry it to the dispatcher. That state lives in a
+ * {@link Fencing}, allocated only for the ops that take part; the variables' side is in {@link Var}.
+ * The wait counter, free once an op is ready, counts the op's host-side deferrals behind fences.
  */
 public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     private static final VarHandle WAIT;
@@ -183,14 +177,12 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
 
     private Fencing fencingForUpdate() {
         Fencing f = fencing;
-        if (f == null) {
-            Fencing mine = new Fencing(this);
-            f = (Fencing) FENCING.compareAndExchange(this, (Fencing) null, mine);
-            if (f == null) {
-                f = mine;
-            }
+        if (f != null) {
+            return f;
         }
-        return f;
+        Fencing mine = new Fencing(this); // two releasing threads may race to add the first fence
+        Fencing won = (Fencing) FENCING.compareAndExchange(this, (Fencing) null, mine);
+        return won != null ? won : mine;
     }
 
     /**
@@ -247,25 +239,18 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
      * forget it as a fence (nothing keeps a done op alive).
      */
     public void markDeviceDone() {
-        Object w = fencing.markDeviceDone();
+        Object deferred = fencing.markDeviceDone();
         for (Var v : def.reads()) {
             v.forgetFence(this);
         }
         for (Var v : def.writes()) {
             v.forgetFence(this);
         }
-        if (w instanceof OpBlock) {
-            ((OpBlock) w).releaseDeferred();
-        } else if (w != null) {
-            @SuppressWarnings("unchecked")
-            ArrayList<OpBlock> list = (ArrayList<OpBlock>) w;
-            for (OpBlock o : list) {
-                o.releaseDeferred();
-            }
-        }
+        Fencing.releaseDeferred(deferred);
     }
 
-    private void releaseDeferred() {
+    /** A host-side deferral ends; dispatches the op through the host if it was the last. */
+    void releaseDeferred() {
         if (dropHold()) {
             host.ready(this);
         }
@@ -314,26 +299,6 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
         this.stream = s;
         this.runner = Thread.currentThread();
         STATE.setRelease(this, RUNNING);
-    }
-
-    /**
-     * The failure this op must take over instead of running, or null: the first active failure of a
-     * variable it reads, else of one it writes.
-     */
-    public Failure inheritedFailure() {
-        for (Var v : def.reads()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        for (Var v : def.writes()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        return null;
     }
 
     /** Completes the op without running it, passing {@code inherited} (may be null) on to its writes. */

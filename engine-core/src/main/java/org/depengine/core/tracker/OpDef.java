@@ -108,6 +108,26 @@ public final class OpDef implements OprHandle {
         return name != null ? name : "operator@" + Integer.toHexString(System.identityHashCode(this));
     }
 
+    /**
+     * The failure a run of this op must take over instead of running, or null: the first active
+     * failure of a variable it reads, else of one it writes.
+     */
+    public Failure inheritedFailure() {
+        for (Var v : reads) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        for (Var v : writes) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
     /** Whether {@link #markDeleted()} was called. */
     public boolean isDeleted() {
         return deleted;
