@@ -9,6 +9,10 @@ module org.depengine.core {
     requires org.slf4j;
 
     exports org.depengine.core;
-    exports org.depengine.core.tracker;
-    exports org.depengine.core.exec;
+    // The tracker and the worker groups are the engines' building blocks, not an API: only the engine
+    // modules see them (tests run on the class path, and no other module uses them).
+    exports org.depengine.core.tracker to org.depengine.engine.naive, org.depengine.engine.pooled,
+            org.depengine.engine.perdevice;
+    exports org.depengine.core.exec to org.depengine.engine.naive, org.depengine.engine.pooled,
+            org.depengine.engine.perdevice;
 }

@@ -12,12 +12,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.EngineDiagnostics.PendingOp;
 import org.depengine.api.device.StreamKind;
 import org.depengine.core.exec.EngineThread;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.Fencing;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.depengine.core.tracker.VarSnapshot;
 
@@ -31,7 +33,7 @@ import org.depengine.core.tracker.VarSnapshot;
 final class Diagnostics {
     private final AbstractEngine engine;
     private final Map<Var, Boolean> vars = Collections.synchronizedMap(new WeakHashMap<>());
-    private final Set<OprBlock> inFlight = ConcurrentHashMap.newKeySet();
+    private final Set<OpBlock> inFlight = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Wait> waiters = new ConcurrentHashMap<>();
 
     private record Wait(String call, long since) {
@@ -47,7 +49,7 @@ final class Diagnostics {
     }
 
     /** The op's function returned and the op is not complete: it waits for a callback or a device. */
-    void inFlight(OprBlock op) {
+    void inFlight(OpBlock op) {
         op.inFlightSince = System.nanoTime();
         inFlight.add(op);
         op.inFlight = true;
@@ -57,7 +59,7 @@ final class Diagnostics {
     }
 
     /** An in-flight op completed. */
-    void landed(OprBlock op) {
+    void landed(OpBlock op) {
         inFlight.remove(op);
     }
 
@@ -71,20 +73,26 @@ final class Diagnostics {
 
     EngineDiagnostics snapshot(java.util.function.LongSupplier pendingCount, Map<String, Long> counters) {
         long now = System.nanoTime();
-        Map<OprBlock, List<String>> found = new IdentityHashMap<>();
-        Map<OprBlock, String> threads = new IdentityHashMap<>();
+        Map<OpBlock, List<String>> found = new IdentityHashMap<>();
+        Map<OpBlock, String> threads = new IdentityHashMap<>();
         // Running ops of this engine's threads.
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t instanceof EngineThread et && et.engine() == engine) {
-                OprBlock op = et.currentOp;
+                OpBlock op = et.currentOp;
                 if (op != null) {
                     found.putIfAbsent(op, new ArrayList<>());
                     threads.put(op, t.getName());
                 }
             }
         }
-        for (OprBlock op : inFlight) {
+        for (OpBlock op : inFlight) {
             found.putIfAbsent(op, new ArrayList<>());
+            Fencing f = op.fencing();
+            if (f != null) {
+                for (OpBlock deferred : f.deferred()) { // released by their variables: in no queue any more
+                    found.putIfAbsent(deferred, new ArrayList<>());
+                }
+            }
         }
         List<Var> live;
         synchronized (vars) {
@@ -92,15 +100,15 @@ final class Diagnostics {
         }
         for (Var v : live) {
             VarSnapshot s = v.snapshot();
-            List<OprBlock> q = s.queue();
+            List<OpBlock> q = s.queue();
             for (int i = 0; i < q.size(); i++) {
-                OprBlock op = q.get(i);
+                OpBlock op = q.get(i);
                 List<String> why = found.computeIfAbsent(op, o -> new ArrayList<>());
                 if (op.isStarted() || op.waitCount() == 0) {
                     continue; // released by this variable
                 }
                 if (i > 0) {
-                    OprBlock head = q.get(0);
+                    OpBlock head = q.get(0);
                     why.add(v + ": write by " + describe(head));
                 } else if (s.runningReaders() > 0) {
                     why.add(v + ": " + s.runningReaders() + " running read(s)" + readersOf(v, found.keySet()));
@@ -111,8 +119,8 @@ final class Diagnostics {
             }
         }
         List<PendingOp> ops = new ArrayList<>();
-        for (Map.Entry<OprBlock, List<String>> e : found.entrySet()) {
-            OprBlock op = e.getKey();
+        for (Map.Entry<OpBlock, List<String>> e : found.entrySet()) {
+            OpBlock op = e.getKey();
             if (op.isFinished()) {
                 continue;
             }
@@ -135,7 +143,7 @@ final class Diagnostics {
         return new EngineDiagnostics(engine.name(), Instant.now(), pendingCount.getAsLong(), ops, ws, counters);
     }
 
-    private static OpState state(OprBlock op) {
+    private static OpState state(OpBlock op) {
         if (op.isLaunched() || (op.inFlight && op.isStarted() && onDevice(op))) {
             return OpState.ON_DEVICE;
         }
@@ -151,25 +159,25 @@ final class Diagnostics {
         return OpState.QUEUED;
     }
 
-    private static boolean onDevice(OprBlock op) {
-        if (!op.def().isSync() || op.slot == null) {
+    private static boolean onDevice(OpBlock op) {
+        if (!op.def().isSync() || op.device == null) {
             return false;
         }
         try {
-            DeviceSlot slot = (DeviceSlot) op.slot;
-            return !PluginGuard.doneOnReturn(slot.context(), slot.policy(StreamKind.of(op.def().prop())));
+            EngineDevice device = (EngineDevice) op.device;
+            return !PluginGuard.doneOnReturn(device.context(), device.policy(StreamKind.of(op.def().prop())));
         } catch (RuntimeException pluginFailed) {
             return false; // diagnostics never throw; the op itself fails on the same call
         }
     }
 
-    private static String describe(OprBlock op) {
+    private static String describe(OpBlock op) {
         return "op '" + op.name() + "' #" + op.id() + " (" + state(op) + ")";
     }
 
-    private static String readersOf(Var v, Set<OprBlock> known) {
+    private static String readersOf(Var v, Set<OpBlock> known) {
         List<String> names = new ArrayList<>();
-        for (OprBlock op : known) {
+        for (OpBlock op : known) {
             if (op.isStarted() && !op.isFinished() && op.reads().contains(v)) {
                 names.add(describe(op));
             }
@@ -178,13 +186,13 @@ final class Diagnostics {
     }
 
     /** The counters, by the names {@link EngineDiagnostics#counters()} documents. */
-    static Map<String, Long> counters(AbstractEngine e) {
+    static Map<String, Long> counters(DeviceOrdering o, LongAdder hangReports) {
         Map<String, Long> c = new LinkedHashMap<>();
-        c.put("launchedEarly", e.launchedEarly.sum());
-        c.put("sameStreamStarts", e.sameStreamStarts.sum());
-        c.put("deviceWaits", e.deviceWaits.sum());
-        c.put("hostDeferrals", e.hostDeferrals.sum());
-        c.put("hangReports", e.hangReports.sum());
+        c.put("launchedEarly", o.launchedEarly.sum());
+        c.put("sameStreamStarts", o.sameStreamStarts.sum());
+        c.put("deviceWaits", o.deviceWaits.sum());
+        c.put("hostDeferrals", o.hostDeferrals.sum());
+        c.put("hangReports", hangReports.sum());
         return c;
     }
 }

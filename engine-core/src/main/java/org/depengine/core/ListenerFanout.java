@@ -1,5 +1,6 @@
 package org.depengine.core;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.depengine.api.listen.OpInfo;
@@ -40,6 +41,26 @@ final class ListenerFanout implements OpListener {
     ListenerFanout(Entry[] entries, Consumer<OpListener> detach) {
         this.entries = entries;
         this.detach = detach;
+    }
+
+    /** {@code current} (null: none) with {@code l} added last. */
+    static ListenerFanout with(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
+        Entry[] now = current == null ? new Entry[0] : current.entries;
+        Entry[] next = Arrays.copyOf(now, now.length + 1);
+        next[now.length] = new Entry(l);
+        return new ListenerFanout(next, detach);
+    }
+
+    /** {@code current} (null: none) without {@code l}; null if none is left, {@code current} if it was not there. */
+    static ListenerFanout without(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
+        if (current == null) {
+            return null;
+        }
+        Entry[] next = Arrays.stream(current.entries).filter(x -> x.listener != l).toArray(Entry[]::new);
+        if (next.length == current.entries.length) {
+            return current;
+        }
+        return next.length == 0 ? null : new ListenerFanout(next, detach);
     }
 
     private void each(String event, Consumer<OpListener> call) {

@@ -156,9 +156,9 @@ public final class PluginGuard {
     }
 
     /** The done report of a device op came a second time: ignored; the first such report of a device is logged at WARN. */
-    static void doneTwice(DeviceSlot slot, String opName) {
-        Context ctx = slot.context();
-        if (slot.firstDoneTwice()) {
+    static void doneTwice(EngineDevice device, String opName) {
+        Context ctx = device.context();
+        if (device.firstDoneTwice()) {
             LOG.warn("device plugin '{}' (device {}): StreamPolicy.whenDone reported op '{}' done twice; the second report "
                     + "is ignored (further ones from this device are logged at DEBUG)", ctx.deviceType(), ctx, opName);
         } else {

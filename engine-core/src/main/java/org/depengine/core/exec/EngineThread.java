@@ -1,6 +1,6 @@
 package org.depengine.core.exec;
 
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /**
  * A thread started by an engine. It remembers the op it is running, so the engine can refuse a wait
@@ -9,7 +9,7 @@ import org.depengine.core.tracker.OprBlock;
 public class EngineThread extends Thread {
     private final Object engine;
     /** The op this thread is running, or null; written and read by this thread only. */
-    public OprBlock currentOp;
+    public OpBlock currentOp;
 
     /**
      * @param engine the engine that owns the thread

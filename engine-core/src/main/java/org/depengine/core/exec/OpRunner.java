@@ -1,7 +1,7 @@
 package org.depengine.core.exec;
 
 import org.depengine.api.device.Stream;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /** Runs one ready op on the calling worker; implemented by the engine's dispatch core. */
 @FunctionalInterface
@@ -11,5 +11,5 @@ public interface OpRunner {
      *
      * @param stream the worker's own stream, or null to use the device's shared stream
      */
-    void run(OprBlock op, Stream stream);
+    void run(OpBlock op, Stream stream);
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 import org.depengine.api.device.Stream;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,16 +47,16 @@ public final class WorkerGroup {
     private static final long SPIN_NANOS = 50_000;
     private static final long BUSY_SPIN_NANOS = 2_000;
     private static final int LOCAL_RUN_BUDGET = 128;    // local successors run in a row before yielding to the queue
-    private static final Comparator<OprBlock> BY_PRIORITY =
-            Comparator.comparingInt(OprBlock::priority).reversed().thenComparingLong(OprBlock::id);
+    private static final Comparator<OpBlock> BY_PRIORITY =
+            Comparator.comparingInt(OpBlock::priority).reversed().thenComparingLong(OpBlock::id);
 
     private final String name;
-    private final Queue<OprBlock> queue;
+    private final Queue<OpBlock> queue;
     private final Worker[] workers;
     private final AtomicInteger parkedCount = new AtomicInteger();
     private final OpRunner runner;
     private final boolean byPriority;
-    private final BiConsumer<OprBlock, Throwable> refuse;
+    private final BiConsumer<OpBlock, Throwable> refuse;
     private volatile boolean stopping;
 
     /**
@@ -85,7 +85,7 @@ public final class WorkerGroup {
      * @see #WorkerGroup(Object, String, int, boolean, OpRunner, IntFunction)
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                       IntFunction<Stream> streams, BiConsumer<OprBlock, Throwable> refuse) {
+                       IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse) {
         if (streams != null && refuse == null) {
             throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
                     + threadNamePrefix);
@@ -128,7 +128,7 @@ public final class WorkerGroup {
     }
 
     /** Hands a ready op to the group. */
-    public void submit(OprBlock op) {
+    public void submit(OpBlock op) {
         if (Thread.currentThread() instanceof Worker w && w.group() == this && w.running && w.next == null) {
             w.next = op;
             return;
@@ -196,7 +196,7 @@ public final class WorkerGroup {
         private final IntFunction<Stream> streams;
         volatile boolean parked;
         boolean running;   // this thread only
-        OprBlock next;     // this thread only: a successor to run right after the current op
+        OpBlock next;     // this thread only: a successor to run right after the current op
 
         Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
             super(engine, name);
@@ -222,7 +222,7 @@ public final class WorkerGroup {
                         LOG.warn("worker {} has no stream; the ops it takes fail: {}", getName(), t.toString());
                     }
                 }
-                OprBlock op;
+                OpBlock op;
                 while ((op = take()) != null) {
                     if (noStream != null) {
                         refuse.accept(op, noStream);
@@ -245,8 +245,8 @@ public final class WorkerGroup {
             }
         }
 
-        private void runChain(OprBlock first, Stream stream) {
-            OprBlock op = first;
+        private void runChain(OpBlock first, Stream stream) {
+            OpBlock op = first;
             int budget = LOCAL_RUN_BUDGET;
             running = true;
             try {
@@ -282,16 +282,16 @@ public final class WorkerGroup {
         }
 
         /** Whether a queued op should run before {@code op} (higher priority, or equal and pushed earlier). */
-        private boolean outranked(OprBlock op) {
-            OprBlock head = queue.peek();
+        private boolean outranked(OpBlock op) {
+            OpBlock head = queue.peek();
             return head != null && (head.priority() > op.priority()
                     || (head.priority() == op.priority() && head.id() < op.id()));
         }
 
-        private OprBlock take() {
+        private OpBlock take() {
             long spinUntil = System.nanoTime() + SPIN_NANOS;
             while (true) {
-                OprBlock op = queue.poll();
+                OpBlock op = queue.poll();
                 if (op != null) {
                     return op;
                 }

@@ -108,18 +108,41 @@ public final class OpDef implements OprHandle {
         return name != null ? name : "operator@" + Integer.toHexString(System.identityHashCode(this));
     }
 
+    /**
+     * The failure a run of this op must take over instead of running, or null: the first active
+     * failure of a variable it reads, else of one it writes.
+     */
+    public Failure inheritedFailure() {
+        for (Var v : reads) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        for (Var v : writes) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
     /** Whether {@link #markDeleted()} was called. */
     public boolean isDeleted() {
         return deleted;
     }
 
-    /** Marks the definition deleted; false if it already was. */
-    public synchronized boolean markDeleted() {
+    /**
+     * Marks the definition deleted.
+     *
+     * @throws IllegalStateException if it already was
+     */
+    public synchronized void markDeleted() {
         if (deleted) {
-            return false;
+            throw new IllegalStateException(this + " was already deleted; delete an operator once");
         }
         deleted = true;
-        return true;
     }
 
     List<VarHandle> readList() {

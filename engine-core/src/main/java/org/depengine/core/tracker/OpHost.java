@@ -9,12 +9,12 @@ public interface OpHost {
      * during the push that registered it: the pusher handles that case itself). Called on the
      * releasing thread, with no tracker lock held.
      */
-    void ready(OprBlock op);
+    void ready(OpBlock op);
 
     /**
      * {@code op} completed: its function returned, its callback was called, or it was skipped.
      *
      * @param error the op's own failure, or null
      */
-    void completed(OprBlock op, Throwable error);
+    void completed(OpBlock op, Throwable error);
 }

@@ -13,7 +13,7 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
  * variables must happen as one step with respect to other ops' appends (the engine holds a
- * registration lock around {@link OprBlock#register()}); otherwise two concurrent pushes could each
+ * registration lock around {@link OpBlock#register()}); otherwise two concurrent pushes could each
  * hold a read the other's write waits for. Completions need no such lock.
  */
 public final class Var implements org.depengine.api.VarHandle {
@@ -59,7 +59,7 @@ public final class Var implements org.depengine.api.VarHandle {
      * Deletion: deleted is set, under the lock, by the append of the deleting write; later appends
      * refuse, so nothing queues behind a deletion.
      *
-     * Fences (release at launch, see OprBlock): an op that completes its access at launch may still be
+     * Fences (release at launch, see OpBlock): an op that completes its access at launch may still be
      * using the variable on a device. The variable remembers such ops until they are done:
      *   fenceWriter   the last write that completed at launch (or null); reset by every completeWrite
      *   fenceReaders  the reads that completed at launch since that write
@@ -101,17 +101,17 @@ public final class Var implements org.depengine.api.VarHandle {
     private Node pendingWrite;
     private Node tail;
     private int readers;
-    private OprBlock fenceWriter;
-    private OprBlock[] fenceReaders;
+    private OpBlock fenceWriter;
+    private OpBlock[] fenceReaders;
     private int fenceReaderCount;
 
     /** One queued registration: an op waiting on this variable. */
     private static final class Node {
-        final OprBlock op;
+        final OpBlock op;
         final boolean write;
         Node next;
 
-        Node(OprBlock op, boolean write) {
+        Node(OpBlock op, boolean write) {
             this.op = op;
             this.write = write;
         }
@@ -181,7 +181,7 @@ public final class Var implements org.depengine.api.VarHandle {
     }
 
     /** The op of the oldest pending write, for diagnostics; null if none. */
-    public OprBlock pendingWriter() {
+    public OpBlock pendingWriter() {
         lock();
         try {
             return pendingWrite == null ? null : pendingWrite.op;
@@ -195,7 +195,7 @@ public final class Var implements org.depengine.api.VarHandle {
      *
      * @return false, registering nothing, if the variable is deleted
      */
-    public boolean appendRead(OprBlock op) {
+    public boolean appendRead(OpBlock op) {
         lock();
         try {
             if (deleted) {
@@ -222,7 +222,7 @@ public final class Var implements org.depengine.api.VarHandle {
      * @param deletes whether this write deletes the variable: later appends are refused
      * @return false, registering nothing, if the variable is (already) deleted
      */
-    public boolean appendWrite(OprBlock op, boolean deletes) {
+    public boolean appendWrite(OpBlock op, boolean deletes) {
         Node node = new Node(op, true);
         lock();
         try {
@@ -258,8 +258,8 @@ public final class Var implements org.depengine.api.VarHandle {
     }
 
     /** A read by {@code op} completed. */
-    public void completeRead(OprBlock op) {
-        OprBlock writer = null;
+    public void completeRead(OpBlock op) {
+        OpBlock writer = null;
         lock();
         try {
             if (op.isLaunched()) {
@@ -286,10 +286,10 @@ public final class Var implements org.depengine.api.VarHandle {
      * @param propagated the failure the variable carries from now on, or null to keep what it has
      * @param counts whether the write counts in {@link #version()} (a cancelled push does not)
      */
-    public void completeWrite(OprBlock op, Failure propagated, boolean counts) {
+    public void completeWrite(OpBlock op, Failure propagated, boolean counts) {
         Node firstRead;
         int reads = 0;
-        OprBlock nextWriter = null;
+        OpBlock nextWriter = null;
         boolean fence = op.isLaunched();
         lock();
         try {
@@ -377,8 +377,8 @@ public final class Var implements org.depengine.api.VarHandle {
     }
 
     /** Under the lock: hands {@code to} the fences it must respect; drops those already done. */
-    private void passFences(OprBlock to, boolean write) {
-        OprBlock w = fenceWriter;
+    private void passFences(OpBlock to, boolean write) {
+        OpBlock w = fenceWriter;
         if (w != null) {
             if (w.isFence()) {
                 to.addFence(w);
@@ -421,9 +421,9 @@ public final class Var implements org.depengine.api.VarHandle {
     }
 
     /** Under the lock: remembers a read completed at launch, compacting away reads already done. */
-    private void addFenceReader(OprBlock op) {
+    private void addFenceReader(OpBlock op) {
         if (fenceReaders == null) {
-            fenceReaders = new OprBlock[4];
+            fenceReaders = new OpBlock[4];
         }
         pruneFences();
         int n = fenceReaderCount;
@@ -439,7 +439,7 @@ public final class Var implements org.depengine.api.VarHandle {
      * stops remembering it as a fence, so that the finished op, its closure and what it captured can
      * be collected even if no other op ever touches this variable (passFences would drop it only then).
      */
-    void forgetFence(OprBlock op) {
+    void forgetFence(OpBlock op) {
         lock();
         try {
             if (fenceWriter == op) {
@@ -465,7 +465,7 @@ public final class Var implements org.depengine.api.VarHandle {
     public VarSnapshot snapshot() {
         lock();
         try {
-            List<OprBlock> queued = new ArrayList<>();
+            List<OpBlock> queued = new ArrayList<>();
             for (Node n = pendingWrite; n != null; n = n.next) {
                 queued.add(n.op);
             }

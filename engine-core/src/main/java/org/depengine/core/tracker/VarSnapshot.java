@@ -11,5 +11,5 @@ import java.util.List;
  *     {@code queue} is a released (running) write
  * @param deviceWriter a write released at launch whose device work is not done yet, or null
  */
-public record VarSnapshot(Var var, List<OprBlock> queue, int runningReaders, OprBlock deviceWriter) {
+public record VarSnapshot(Var var, List<OpBlock> queue, int runningReaders, OpBlock deviceWriter) {
 }

@@ -21,9 +21,13 @@ import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: ops over two variables, registered as the engine does ({@link OprBlock#register()} under
- * a registration lock, then {@link OprBlock#dropGuard()}), completed as the engine does
- * ({@link OprBlock#complete()} releasing every variable, no lock), from several threads at once.
+ * Lincheck: ops over two variables, registered as the engine does ({@link OpBlock#register()} under
+ * a registration lock, then {@link OpBlock#dropGuard()}), completed as the engine does
+ * ({@link OpBlock#complete()} releasing every variable, no lock), from several threads at once.
+ *
+ * <p>{@link WithReleaseAtLaunch} adds the fence cases: a running op may release its variables at
+ * launch and complete later, when its device work is done; the ops released behind it must be deferred
+ * until then ({@link Fencing}), and every rule above still holds.
  *
  * <p>A whole multi-variable completion is not one atomic step (each variable grants on its own, so
  * two completions can each finish one half of a third op's wait), so this is not a linearizability
@@ -43,13 +47,14 @@ public class TrackerModelCheckTest {
     private static final int STARTED = 1;
     private static final int CLAIMED = 2;
     private static final int COMPLETED = 3;
+    private static final int LAUNCHED = 4; // released its variables at launch; device work not done
     private static final Var[] NONE = new Var[0];
 
     private final Object owner = new Object();
     private final Var a = new Var(owner, "a");
     private final Var b = new Var(owner, "b");
     private final Object registration = new Object();
-    private final AtomicReferenceArray<OprBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
+    private final AtomicReferenceArray<OpBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
     private final AtomicIntegerArray state = new AtomicIntegerArray(MAX_OPS);
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
     private int registered; // guarded by registration
@@ -61,20 +66,52 @@ public class TrackerModelCheckTest {
 
     private final OpHost host = new OpHost() {
         @Override
-        public void ready(OprBlock op) {
-            started(op);
+        public void ready(OpBlock op) {
+            dispatch(op);
         }
 
         @Override
-        public void completed(OprBlock op, Throwable error) {
-            op.releaseVariables(); // what the engine does on completion
+        public void completed(OpBlock op, Throwable error) {
+            if (op.isLaunched()) {
+                op.markDeviceDone(); // what the engine does when a launched op's device work is done
+            } else {
+                op.releaseVariables(); // what the engine does on completion
+            }
         }
     };
 
-    private void started(OprBlock op) {
+    /**
+     * What the engine's dispatcher does with a ready op: one released behind launched ops (fences) is
+     * deferred on the host until their device work is done (the model has no device-side waits, whose
+     * ordering is the device's), else it starts.
+     */
+    private void dispatch(OpBlock op) {
+        if (honoursFences() && op.hasFences()) {
+            Fencing fencing = op.fencing();
+            OpBlock[] fences = fencing.takeFences();
+            if (fences != null) {
+                for (OpBlock f : fences) {
+                    if (f.isFence()) {
+                        f.fencing().deferUntilDeviceDone(op);
+                    }
+                }
+                if (!fencing.dropDeferralGuard()) {
+                    return; // dispatched again when the last fence's device work is done
+                }
+            }
+        }
+        started(op);
+    }
+
+    /** Whether the dispatcher defers ops behind fences, as the engine's does (a subclass shows why it must). */
+    protected boolean honoursFences() {
+        return true;
+    }
+
+    private void started(OpBlock op) {
         int id = (int) op.id();
         for (int j = 0; j < id; j++) {
-            OprBlock earlier = ops.get(j);
+            OpBlock earlier = ops.get(j);
             if (conflict(earlier.def(), op.def()) && state.get(j) != COMPLETED) {
                 violations.add("op " + id + " " + shape(op.def()) + " started before the conflicting op " + j + " "
                         + shape(earlier.def()) + " completed");
@@ -150,10 +187,10 @@ public class TrackerModelCheckTest {
     /** Pushes an op of one of eight shapes over a and b, as the engine does. */
     @Operation
     public void push(@Param(name = "shape") int shape) {
-        OprBlock op;
+        OpBlock op;
         synchronized (registration) {
             int id = registered++;
-            op = new OprBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
+            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
             ops.set(id, op);
             published = id + 1;
             if (registrationLock()) {
@@ -164,11 +201,11 @@ public class TrackerModelCheckTest {
             register(op);
         }
         if (op.dropGuard()) {
-            started(op);
+            dispatch(op);
         }
     }
 
-    private void register(OprBlock op) {
+    private void register(OpBlock op) {
         RuntimeException refused = op.register();
         if (refused != null) {
             violations.add("a live variable refused op " + op.id() + ": " + refused);
@@ -194,6 +231,39 @@ public class TrackerModelCheckTest {
         }
     }
 
+    /** Releases the variables of the k-th running op at launch, as a device op of a release-at-launch engine. */
+    protected void launchRunning(int k) {
+        int n = published;
+        for (int id = 0; id < n; id++) {
+            if (state.get(id) == STARTED && k-- == 0) {
+                if (state.compareAndSet(id, STARTED, CLAIMED)) {
+                    OpBlock op = ops.get(id);
+                    op.launch(null); // no event: successors wait on the host
+                    state.set(id, LAUNCHED); // before the release: a successor checks it when it starts
+                    op.releaseVariables();
+                }
+                return;
+            }
+        }
+    }
+
+    /** The device work of the k-th launched op is done. */
+    protected void deviceDone(int k) {
+        int n = published;
+        for (int id = 0; id < n; id++) {
+            if (state.get(id) == LAUNCHED && k-- == 0) {
+                finishLaunched(id);
+                return;
+            }
+        }
+    }
+
+    private void finishLaunched(int id) {
+        if (state.compareAndSet(id, LAUNCHED, COMPLETED)) {
+            ops.get(id).complete();
+        }
+    }
+
     /** Once pushes stop, completing whatever runs must drain every op; then nothing is queued. */
     @Validate
     public void drainsAndKeepsTheRules() {
@@ -203,6 +273,9 @@ public class TrackerModelCheckTest {
             for (int id = 0; id < published; id++) {
                 if (state.get(id) == STARTED) {
                     finish(id);
+                    progress = true;
+                } else if (state.get(id) == LAUNCHED) {
+                    finishLaunched(id);
                     progress = true;
                 }
             }
@@ -275,6 +348,55 @@ public class TrackerModelCheckTest {
         protected boolean registrationLock() {
             return false;
         }
+    }
+
+    /**
+     * The same ops, where a running op may also release its variables at launch and complete when its
+     * device work is done: every op still starts only after the conflicting ops registered before it
+     * are done on the device, and everything drains.
+     */
+    public static class WithReleaseAtLaunch extends TrackerModelCheckTest {
+        /** Lincheck makes one instance per run. */
+        public WithReleaseAtLaunch() {
+        }
+
+        /** Releases the k-th running op's variables at launch. */
+        @Operation
+        public void launch(@Param(name = "k") int k) {
+            launchRunning(k);
+        }
+
+        /** The k-th launched op's device work is done. */
+        @Operation
+        public void done(@Param(name = "k") int k) {
+            deviceDone(k);
+        }
+    }
+
+    /** Release at launch with a dispatcher that ignores fences. */
+    public static class IgnoringFences extends WithReleaseAtLaunch {
+        /** Lincheck makes one instance per run. */
+        public IgnoringFences() {
+        }
+
+        @Override
+        protected boolean honoursFences() {
+            return false;
+        }
+    }
+
+    @Test
+    void modelCheckingWithReleaseAtLaunch() {
+        modelCheckingOptions().check(WithReleaseAtLaunch.class);
+    }
+
+    @Test
+    void ignoringFencesTheModelCheckerFindsAnOpStartedBeforeItsProducerWasDone() {
+        // Shows the fence cases have teeth: an op released behind a launched writer must not start
+        // before the writer's device work is done.
+        LincheckAssertionError e = assertThrows(LincheckAssertionError.class,
+                () -> modelCheckingOptions().iterations(20).minimizeFailedScenario(false).check(IgnoringFences.class));
+        assertTrue(e.getMessage().contains("started before the conflicting op"), e.getMessage());
     }
 
     @Test

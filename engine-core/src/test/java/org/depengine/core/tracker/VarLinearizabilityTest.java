@@ -42,7 +42,7 @@ public class VarLinearizabilityTest {
     private final Var var = new Var(owner, "v");
     private final Object registration = new Object();
     private final Object completions = new Object();
-    private final AtomicReferenceArray<OprBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
+    private final AtomicReferenceArray<OpBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
     private final AtomicIntegerArray writes = new AtomicIntegerArray(MAX_OPS);
     private final AtomicIntegerArray granted = new AtomicIntegerArray(MAX_OPS);
     private final AtomicIntegerArray completed = new AtomicIntegerArray(MAX_OPS);
@@ -64,21 +64,21 @@ public class VarLinearizabilityTest {
 
     private final OpHost host = new OpHost() {
         @Override
-        public void ready(OprBlock op) {
+        public void ready(OpBlock op) {
             // granted and reported through the listener already
         }
 
         @Override
-        public void completed(OprBlock op, Throwable error) {
+        public void completed(OpBlock op, Throwable error) {
             // completions are driven directly on the variable
         }
     };
 
-    private OprBlock newOp(int id, boolean write) {
+    private OpBlock newOp(int id, boolean write) {
         SyncFn fn = ctx -> { };
         Var[] one = {var};
         OpDef def = new OpDef(owner, fn, write ? NONE : one, write ? one : NONE, FnProperty.NORMAL, "op" + id, OpDef.Kind.USER);
-        return new OprBlock(def, host, Context.cpu(), 0, false, id, listener);
+        return new OpBlock(def, host, Context.cpu(), 0, false, id, listener);
     }
 
     /** Registers a read; returns {@code id * 2 + (1 if it may run at once)}. */
@@ -96,7 +96,7 @@ public class VarLinearizabilityTest {
     private int push(boolean write) {
         synchronized (registration) {
             int id = nextId++;
-            OprBlock op = newOp(id, write);
+            OpBlock op = newOp(id, write);
             writes.set(id, write ? 1 : 0);
             ops.set(id, op);
             boolean registered = write ? var.appendWrite(op, false) : var.appendRead(op);
@@ -116,7 +116,7 @@ public class VarLinearizabilityTest {
     @Operation
     public String complete(@Param(name = "id") int id) {
         synchronized (completions) {
-            OprBlock op = ops.get(id);
+            OpBlock op = ops.get(id);
             if (op == null || granted.get(id) == 0 || completed.get(id) == 1) {
                 return "-";
             }

@@ -3,9 +3,9 @@ package org.depengine.engine.naive;
 import java.util.ArrayDeque;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
-import org.depengine.core.DeviceSlot;
+import org.depengine.core.EngineDevice;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /**
  * Runs each op on the thread that pushed it, and returns from the push only when the op is finished
@@ -27,7 +27,7 @@ final class NaiveEngine extends AbstractEngine {
     /** Per thread: whether a run is in progress, and the ops waiting for it to return. */
     private static final class Trampoline {
         boolean running;
-        final ArrayDeque<OprBlock> queued = new ArrayDeque<>();
+        final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
     }
 
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
@@ -60,14 +60,14 @@ final class NaiveEngine extends AbstractEngine {
     }
 
     @Override
-    protected void prepare(OprBlock op, DeviceSlot slot) {
+    protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
             op.route = new Handoff();
         }
     }
 
     @Override
-    protected void execute(OprBlock op, boolean pusherThread) {
+    protected void execute(OpBlock op, boolean pusherThread) {
         Handoff h = (Handoff) op.route;
         if (pusherThread || h == null) {
             runBounded(op);
@@ -77,9 +77,9 @@ final class NaiveEngine extends AbstractEngine {
     }
 
     /** Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns. */
-    private void runBounded(OprBlock op) {
+    private void runBounded(OpBlock op) {
         Trampoline here = trampoline.get();
-        ArrayDeque<OprBlock> queued = here.queued;
+        ArrayDeque<OpBlock> queued = here.queued;
         if (here.running) {
             queued.add(op);
             return;
@@ -87,7 +87,7 @@ final class NaiveEngine extends AbstractEngine {
         here.running = true;
         try {
             run(op, null);
-            OprBlock next;
+            OpBlock next;
             while ((next = queued.poll()) != null) {
                 run(next, null);
             }
@@ -95,7 +95,7 @@ final class NaiveEngine extends AbstractEngine {
             try {
                 // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
                 // so none is left pending forever.
-                OprBlock next;
+                OpBlock next;
                 while ((next = queued.poll()) != null) {
                     try {
                         run(next, null);
@@ -110,7 +110,7 @@ final class NaiveEngine extends AbstractEngine {
     }
 
     @Override
-    protected void afterPush(OprBlock op) {
+    protected void afterPush(OpBlock op) {
         Handoff h = (Handoff) op.route;
         if (h == null) {
             return;

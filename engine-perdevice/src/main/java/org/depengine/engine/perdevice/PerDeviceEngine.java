@@ -10,9 +10,9 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
-import org.depengine.core.DeviceSlot;
+import org.depengine.core.EngineDevice;
 import org.depengine.core.exec.WorkerGroup;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /**
  * MXNet's ThreadedEnginePerDevice, with OneFlow's stream ownership:
@@ -93,10 +93,10 @@ final class PerDeviceEngine extends AbstractEngine {
 
     /** The worker groups of one non-CPU device, each made on first use; each worker owns a stream. */
     private final class DeviceGroups {
-        private final DeviceSlot slot;
+        private final EngineDevice slot;
         private final AtomicReferenceArray<WorkerGroup> groups = new AtomicReferenceArray<>(Role.values().length);
 
-        DeviceGroups(DeviceSlot slot) {
+        DeviceGroups(EngineDevice slot) {
             this.slot = slot;
         }
 
@@ -141,13 +141,13 @@ final class PerDeviceEngine extends AbstractEngine {
     }
 
     @Override
-    protected void prepare(OprBlock op, DeviceSlot slot) {
+    protected void prepare(OpBlock op, EngineDevice slot) {
         if (slot != null) {
             op.route = route(op.context(), op.def().prop(), slot);
         }
     }
 
-    private WorkerGroup route(Context ctx, FnProperty prop, DeviceSlot slot) {
+    private WorkerGroup route(Context ctx, FnProperty prop, EngineDevice slot) {
         if (ctx.isCpu()) {
             if (prop == FnProperty.CPU_PRIORITIZED) {
                 WorkerGroup p = cpuPriority;
@@ -186,7 +186,7 @@ final class PerDeviceEngine extends AbstractEngine {
     }
 
     @Override
-    protected void execute(OprBlock op, boolean pusherThread) {
+    protected void execute(OpBlock op, boolean pusherThread) {
         FnProperty prop = op.def().prop();
         if (pusherThread && (prop == FnProperty.ASYNC || prop == FnProperty.DELETE_VAR)) {
             run(op, null);

@@ -1,94 +1,107 @@
 package org.depengine.engine.perdevice;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.Context;
+import org.depengine.api.device.AbstractDeviceProvider;
 import org.depengine.api.device.Availability;
-import org.depengine.api.device.Device;
-import org.depengine.api.device.DeviceProvider;
+import org.depengine.api.device.AsynchronousDevice;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
 
 /**
  * A device plugin that lives only in the tests, found through META-INF/services like a third-party
- * jar: type "fake", two devices. Its streams finish work asynchronously on a "device" thread, so ops
- * are launched when their function returns and done later, as on a GPU.
+ * jar: type "fake", two devices. Each stream is an in-order queue of "device work" run on a pool of
+ * device threads: work enqueued with {@link FakeStream#enqueue} runs after everything enqueued before
+ * it on that stream, an event marks a point of a stream, and {@link Stream#waitFor} makes a stream wait
+ * for another's event without blocking the host, as a GPU does. Ops are launched when their function
+ * returns and done when their stream's work up to that point is done.
  */
-public final class FakeDeviceProvider implements DeviceProvider {
-    private static final ExecutorService DEVICE_THREAD = Executors.newSingleThreadExecutor(r -> {
+public final class FakeDeviceProvider extends AbstractDeviceProvider<FakeDeviceProvider.FakeDevice> {
+    private static final ExecutorService DEVICE_THREADS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "fake-device");
+        t.setDaemon(true);
+        return t;
+    });
+    // Completion callbacks run in stream order, one at a time, as a driver's callback thread runs them.
+    private static final ExecutorService COMPLETION_THREAD = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "fake-device-completion");
         t.setDaemon(true);
         return t;
     });
-    private final Device[] devices = {new FakeDevice(0), new FakeDevice(1)};
 
-    @Override
-    public String type() {
-        return "fake";
+    /** Found by the ServiceLoader. */
+    public FakeDeviceProvider() {
+        super("fake");
     }
 
     @Override
-    public Availability probe() {
+    protected Availability detect() {
         return Availability.yes();
     }
 
     @Override
-    public int deviceCount() {
-        return devices.length;
+    protected int countDevices() {
+        return 2;
     }
 
     @Override
-    public Device device(int id) {
-        return devices[id];
+    protected FakeDevice open(int id) {
+        return new FakeDevice(id);
     }
 
-    static final class FakeDevice implements Device {
-        private final Context ctx;
-
+    static final class FakeDevice extends AsynchronousDevice {
         FakeDevice(int id) {
-            ctx = Context.of("fake", id);
-        }
-
-        @Override
-        public Context context() {
-            return ctx;
-        }
-
-        @Override
-        public String description() {
-            return "fake device " + ctx;
+            super(Context.of("fake", id), "fake device " + id);
         }
 
         @Override
         public Stream createStream(StreamKind kind) {
             return new FakeStream(this, kind);
         }
+    }
 
+    /** A point of a stream: done when the work enqueued on the stream before it is done. */
+    private record FakeEvent(CompletableFuture<Void> done) implements Event {
         @Override
-        public StreamPolicy policy(StreamKind kind) {
-            return StreamPolicy.ON_COMPLETION;
+        public boolean isDone() {
+            return done.isDone();
         }
 
         @Override
-        public boolean supportsStreamWait() {
-            return false;
+        public void await() {
+            done.join();
         }
     }
 
     static final class FakeStream implements Stream {
-        private final Device device;
+        private final FakeDevice device;
         private final StreamKind kind;
+        private final AtomicReference<Throwable> asyncError = new AtomicReference<>();
+        private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null); // guarded by this
         volatile Thread boundTo;
 
-        FakeStream(Device device, StreamKind kind) {
+        FakeStream(FakeDevice device, StreamKind kind) {
             this.device = device;
             this.kind = kind;
         }
 
+        /** Enqueues device work: it runs on a device thread once the stream's earlier work is done. */
+        synchronized void enqueue(Runnable work) {
+            tail = tail.thenRunAsync(() -> {
+                try {
+                    work.run();
+                } catch (RuntimeException | Error e) {
+                    asyncError.compareAndSet(null, e); // reported by takeAsyncError, as a device reports a fault
+                }
+            }, DEVICE_THREADS);
+        }
+
         @Override
-        public Device device() {
+        public FakeDevice device() {
             return device;
         }
 
@@ -103,36 +116,37 @@ public final class FakeDeviceProvider implements DeviceProvider {
         }
 
         @Override
-        public Event record() {
-            return new Event() {
-                @Override
-                public boolean isDone() {
-                    return true;
-                }
+        public synchronized Event record() {
+            return new FakeEvent(tail);
+        }
 
-                @Override
-                public void await() {
-                }
-            };
+        /** On the device: later work of this stream starts after the event; the caller does not block. */
+        @Override
+        public synchronized void waitFor(Event event) {
+            if (event instanceof FakeEvent e) {
+                tail = tail.thenCombine(e.done(), (a, b) -> null);
+            } else {
+                event.await();
+            }
         }
 
         @Override
-        public void waitFor(Event event) {
-            event.await();
-        }
-
-        @Override
-        public void onComplete(Runnable callback) {
-            DEVICE_THREAD.execute(callback); // in order: one device thread
+        public synchronized void onComplete(Runnable callback) {
+            tail.thenRunAsync(callback, COMPLETION_THREAD);
         }
 
         @Override
         public void synchronize() {
+            CompletableFuture<Void> t;
+            synchronized (this) {
+                t = tail;
+            }
+            t.join();
         }
 
         @Override
         public Throwable takeAsyncError() {
-            return null;
+            return asyncError.getAndSet(null);
         }
 
         @Override

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -103,6 +104,83 @@ class PerDeviceEngineTest {
         }
         if (((FakeDeviceProvider.FakeStream) ctx.stream()).boundTo != Thread.currentThread()) {
             wrong.set("stream not bound to its worker");
+        }
+    }
+
+    /**
+     * A reader on another stream of the same device is released when the writer launches and waits for
+     * it on the device: its function runs (and enqueues its work) while the writer's device work is
+     * still held back, and its work still sees the writer's result.
+     */
+    @Test
+    void aReaderOnAnotherStreamOfTheDeviceWaitsOnTheDevice() throws Exception {
+        try (Engine e = engine(Map.of())) {
+            VarHandle v = e.newVariable("v");
+            CountDownLatch writerMayFinish = new CountDownLatch(1);
+            CountDownLatch readerLaunched = new CountDownLatch(1);
+            AtomicLong cell = new AtomicLong();
+            AtomicLong seen = new AtomicLong(-1);
+            e.pushSync(ctx -> fake(ctx).enqueue(() -> {
+                await(writerMayFinish);
+                cell.set(42);
+            }), FAKE0, List.of(), List.of(v), FnProperty.NORMAL, 0, "writer");
+            e.pushSync(ctx -> {
+                fake(ctx).enqueue(() -> seen.set(cell.get()));
+                readerLaunched.countDown();
+            }, FAKE0, List.of(v), List.of(), FnProperty.COPY_FROM_DEVICE, 0, "reader");
+            assertTrue(readerLaunched.await(60, TimeUnit.SECONDS), "the reader did not wait on the host");
+            writerMayFinish.countDown();
+            e.waitForAll();
+            assertEquals(42, seen.get(), "the reader's device work ran before the writer's");
+            assertEquals(1L, e.diagnostics().counters().get("deviceWaits"));
+            assertEquals(0L, e.diagnostics().counters().get("hostDeferrals"));
+        }
+    }
+
+    /** A CPU reader of a device op's output is deferred on the host until the device work is done. */
+    @Test
+    void aCpuReaderOfADeviceOpIsDeferredUntilTheDeviceIsDone() throws Exception {
+        try (Engine e = engine(Map.of())) {
+            VarHandle v = e.newVariable("v");
+            CountDownLatch writerMayFinish = new CountDownLatch(1);
+            AtomicLong cell = new AtomicLong();
+            AtomicLong seen = new AtomicLong(-1);
+            e.pushSync(ctx -> fake(ctx).enqueue(() -> {
+                await(writerMayFinish);
+                cell.set(42);
+            }), FAKE0, List.of(), List.of(v), FnProperty.NORMAL, 0, "writer");
+            e.pushSync(ctx -> seen.set(cell.get()), Context.cpu(), List.of(v), List.of(), FnProperty.NORMAL, 0, "cpuReader");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!stateOf(e, "cpuReader").equals("DEFERRED")) {
+                assertTrue(System.nanoTime() < deadline, "never deferred: " + e.diagnostics().report(10));
+                Thread.onSpinWait();
+            }
+            writerMayFinish.countDown();
+            e.waitForAll();
+            assertEquals(42, seen.get(), "the CPU reader ran before the device work was done");
+            assertEquals(1L, e.diagnostics().counters().get("hostDeferrals"));
+        }
+    }
+
+    private static final Context FAKE0 = Context.of("fake", 0);
+
+    private static FakeDeviceProvider.FakeStream fake(RunContext ctx) {
+        return (FakeDeviceProvider.FakeStream) ctx.stream();
+    }
+
+    private static String stateOf(Engine e, String op) {
+        return e.diagnostics().ops().stream().filter(o -> o.name().equals(op)).map(o -> o.state().name())
+                .findFirst().orElse("none");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never released the device work");
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
         }
     }
 

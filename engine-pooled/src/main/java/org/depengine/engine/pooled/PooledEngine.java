@@ -4,7 +4,7 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
 import org.depengine.core.exec.WorkerGroup;
-import org.depengine.core.tracker.OprBlock;
+import org.depengine.core.tracker.OpBlock;
 
 /**
  * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@value #WORKERS} threads, and one
@@ -28,7 +28,7 @@ final class PooledEngine extends AbstractEngine {
     }
 
     @Override
-    protected void execute(OprBlock op, boolean pusherThread) {
+    protected void execute(OpBlock op, boolean pusherThread) {
         FnProperty prop = op.def().prop();
         if (pusherThread && prop == FnProperty.ASYNC) {
             run(op, null);

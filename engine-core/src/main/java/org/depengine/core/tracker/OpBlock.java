@@ -2,7 +2,6 @@ package org.depengine.core.tracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
@@ -27,25 +26,23 @@ import org.depengine.api.listen.OpListener;
  * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
  * {@link IllegalStateException}.
  *
- * <p><b>Release at launch</b> (device ops of engines that opt in). A device op's function only
- * enqueues work on a stream; when it returns the op is <em>launched</em> and may release its variables
- * at once, before the device has finished ({@link #launch}). Until the device work is done
- * ({@link #markDeviceDone}) the op is a <em>fence</em>: every op released through one of its
- * variables receives it ({@link #addFence}), and the dispatcher decides per fence whether the
- * successor may start now (same stream: stream order suffices; another stream of the same device:
- * a device-side wait on {@link #doneEvent()}) or must wait on the host until the device work is
- * done ({@link #deferUntilDeviceDone}). The wait counter, free once an op is ready, counts those
- * host-side deferrals.
+ * <p><b>Release at launch</b> (device ops of engines that opt in): a launched op ({@link #launch})
+ * releases its variables before its device work is done and stays a <em>fence</em> until
+ * {@link #markDeviceDone}; the ops released behind it carry it to the dispatcher. That state lives in a
+ * {@link Fencing}, allocated only for the ops that take part; the variables' side is in {@link Var}.
+ * The wait counter, free once an op is ready, counts the op's host-side deferrals behind fences.
  */
-public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
+public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     private static final VarHandle WAIT;
     private static final VarHandle STATE;
+    private static final VarHandle FENCING;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            WAIT = l.findVarHandle(OprBlock.class, "wait", int.class);
-            STATE = l.findVarHandle(OprBlock.class, "state", int.class);
+            WAIT = l.findVarHandle(OpBlock.class, "wait", int.class);
+            STATE = l.findVarHandle(OpBlock.class, "state", int.class);
+            FENCING = l.findVarHandle(OpBlock.class, "fencing", Fencing.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -70,12 +67,12 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     private volatile Thread waiter; // a thread parked in awaitFinished
     private volatile boolean finished;
 
-    /** Engine-owned routing data (which worker group, device slot); set before registration. */
+    /** Engine-owned routing data (which worker group, for instance); set before registration. */
     public Object route;
     /** Core-owned: the pending-op epoch the op is counted in; set before registration. */
     public Object accounting;
-    /** Core-owned: the device slot the op runs on (null for internal ops); set before registration. */
-    public Object slot;
+    /** Core-owned: the engine device the op runs on (null for internal ops); set before registration. */
+    public Object device;
 
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
     private RuntimeException cancelled; // set when a registration was refused
@@ -86,17 +83,8 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     /** Timestamps for listeners (0 when no listener). */
     public long readyNanos;
 
-    // Release at launch. Written by the launching thread before it releases the variables, so an op
-    // released through them sees them (the variables' monitors and the wait counter order the accesses).
-    private volatile boolean launched;
-    private Event doneEvent;
-    private volatile boolean deviceDone; // written under this
-    // guarded by this
-    private Object doneWaiters;  // ops deferred until the device work is done: one OprBlock or an ArrayList
-    private Object fences;       // launched ops this op was released behind: one OprBlock or an ArrayList
-    // dispatcher only (after the wait counter reached zero)
-    private OprBlock[] deviceFences;
-    private boolean gated;
+    // Release at launch: null unless the op launched on a device or was released behind one (FENCING).
+    private volatile Fencing fencing;
     /** Core-owned: when the op was left running off-thread (async callback or device), for diagnostics. */
     public long inFlightSince;
     /** Core-owned: whether the op is in the engine's in-flight registry. */
@@ -108,7 +96,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
      * @param ctx where it runs
      * @param listener the engine's listener at push time, or null
      */
-    public OprBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
+    public OpBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
         this.def = def;
         this.host = host;
         this.ctx = ctx;
@@ -171,7 +159,7 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     }
 
     /** A completing op lets this op go; dispatches it through the host at zero. */
-    void release(OprBlock by) {
+    void release(OpBlock by) {
         if (by.listener != null) {
             by.listener.released(by, this);
         }
@@ -180,7 +168,22 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         }
     }
 
-    // ---- release at launch: fences ------------------------------------------------------------------
+    // ---- release at launch: fences (the state lives in Fencing) ------------------------------------
+
+    /** The op's release-at-launch state, or null if it neither launched nor was released behind a launched op. */
+    public Fencing fencing() {
+        return fencing;
+    }
+
+    private Fencing fencingForUpdate() {
+        Fencing f = fencing;
+        if (f != null) {
+            return f;
+        }
+        Fencing mine = new Fencing(this); // two releasing threads may race to add the first fence
+        Fencing won = (Fencing) FENCING.compareAndExchange(this, (Fencing) null, mine);
+        return won != null ? won : mine;
+    }
 
     /**
      * Marks the op launched: its device work is enqueued and its variables are about to be released
@@ -190,125 +193,45 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
      *     cannot wait on the device
      */
     public void launch(Event event) {
-        this.doneEvent = event;
-        this.launched = true;
+        fencingForUpdate().launch(event);
     }
 
     /** Whether the op released its variables at launch. */
     public boolean isLaunched() {
-        return launched;
-    }
-
-    /** The event marking the end of the op's device work, or null. Valid once {@link #isLaunched()}. */
-    public Event doneEvent() {
-        return doneEvent;
+        Fencing f = fencing;
+        return f != null && f.isLaunched();
     }
 
     /** Whether the op is launched and its device work may still be running: a fence for successors. */
     public boolean isFence() {
-        return launched && !deviceDone;
+        Fencing f = fencing;
+        return f != null && f.isFence();
     }
 
     /** Records that this op was released behind {@code fence} (a launched op). Any thread. */
-    synchronized void addFence(OprBlock fence) {
-        Object f = fences;
-        if (f == null) {
-            fences = fence;
-        } else if (f instanceof OprBlock) {
-            if (f != fence) {
-                ArrayList<OprBlock> list = new ArrayList<>(4);
-                list.add((OprBlock) f);
-                list.add(fence);
-                fences = list;
-            }
-        } else {
-            @SuppressWarnings("unchecked")
-            ArrayList<OprBlock> list = (ArrayList<OprBlock>) f;
-            if (!list.contains(fence)) {
-                list.add(fence);
-            }
-        }
+    void addFence(OpBlock fence) {
+        fencingForUpdate().addFence(fence);
     }
 
-    /**
-     * The fences this op was released behind, once, for the dispatcher to decide on; null if none or
-     * already taken. Call only after the wait counter reached zero.
-     */
-    public OprBlock[] takeFences() {
-        if (gated) {
-            return null;
-        }
-        Object f;
-        synchronized (this) {
-            f = fences;
-            fences = null;
-        }
-        gated = true;
-        if (f == null) {
-            return null;
-        }
-        if (f instanceof OprBlock) {
-            return new OprBlock[] {(OprBlock) f};
-        }
-        @SuppressWarnings("unchecked")
-        ArrayList<OprBlock> list = (ArrayList<OprBlock>) f;
-        return list.toArray(new OprBlock[0]);
-    }
-
-    /** Whether fences are waiting for the dispatcher's decision (cheap; no lock when there are none). */
+    /** Whether fences are waiting for the dispatcher's decision (cheap: a null check when there are none). */
     public boolean hasFences() {
-        // A plain read suffices: fences are added before the releasing thread decrements the wait
-        // counter, and the dispatcher reads after taking it to zero.
-        return !gated && fences != null;
+        Fencing f = fencing;
+        return f != null && f.hasFences();
     }
 
-    /** Keeps the fences this op must wait for on the device before its work starts. */
-    public void keepDeviceFences(OprBlock[] kept) {
-        this.deviceFences = kept;
-    }
-
-    /** The fences to wait for on the device when the op runs, or null. */
-    public OprBlock[] deviceFences() {
-        return deviceFences;
-    }
-
-    /** Starts counting host-side deferrals: the counter holds a guard until {@link #dropDeferralGuard}. */
-    public void armDeferral() {
+    /** Sets the wait counter to one, the deferral guard, once the op is ready (see {@link Fencing#takeFences}). */
+    void armDeferral() {
         WAIT.setRelease(this, 1);
     }
 
-    /** Drops the deferral guard; true if nothing deferred the op (the caller dispatches it). */
-    public boolean dropDeferralGuard() {
-        return (int) WAIT.getAndAdd(this, -1) == 1;
+    /** One more host-side deferral holds the op back. */
+    void holdBack() {
+        WAIT.getAndAdd(this, 1);
     }
 
-    /**
-     * Defers {@code waiter} until this op's device work is done; its wait counter is incremented and
-     * decremented again (dispatching it at zero) by {@link #markDeviceDone}.
-     *
-     * @return false, changing nothing, if the device work is already done
-     */
-    public boolean deferUntilDeviceDone(OprBlock waiter) {
-        synchronized (this) {
-            if (deviceDone) {
-                return false;
-            }
-            WAIT.getAndAdd(waiter, 1);
-            Object w = doneWaiters;
-            if (w == null) {
-                doneWaiters = waiter;
-            } else if (w instanceof OprBlock) {
-                ArrayList<OprBlock> list = new ArrayList<>(4);
-                list.add((OprBlock) w);
-                list.add(waiter);
-                doneWaiters = list;
-            } else {
-                @SuppressWarnings("unchecked")
-                ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
-                list.add(waiter);
-            }
-        }
-        return true;
+    /** Drops one hold; true if it was the last (the caller dispatches the op). */
+    boolean dropHold() {
+        return (int) WAIT.getAndAdd(this, -1) == 1;
     }
 
     /**
@@ -316,38 +239,27 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
      * forget it as a fence (nothing keeps a done op alive).
      */
     public void markDeviceDone() {
-        Object w;
-        synchronized (this) {
-            deviceDone = true;
-            w = doneWaiters;
-            doneWaiters = null;
-        }
+        Object deferred = fencing.markDeviceDone();
         for (Var v : def.reads()) {
             v.forgetFence(this);
         }
         for (Var v : def.writes()) {
             v.forgetFence(this);
         }
-        if (w instanceof OprBlock) {
-            ((OprBlock) w).releaseDeferred();
-        } else if (w != null) {
-            @SuppressWarnings("unchecked")
-            ArrayList<OprBlock> list = (ArrayList<OprBlock>) w;
-            for (OprBlock o : list) {
-                o.releaseDeferred();
-            }
-        }
+        Fencing.releaseDeferred(deferred);
     }
 
-    private void releaseDeferred() {
-        if ((int) WAIT.getAndAdd(this, -1) == 1) {
+    /** A host-side deferral ends; dispatches the op through the host if it was the last. */
+    void releaseDeferred() {
+        if (dropHold()) {
             host.ready(this);
         }
     }
 
     /** Whether the op was released by its variables and is now held back on the host behind a fence. */
     public boolean isDeferred() {
-        return gated && (int) WAIT.getAcquire(this) > 0 && !isStarted();
+        Fencing f = fencing;
+        return f != null && f.isGated() && (int) WAIT.getAcquire(this) > 0 && !isStarted();
     }
 
     /** The number of registrations and deferrals still holding the op back (for diagnostics). */
@@ -387,26 +299,6 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
         this.stream = s;
         this.runner = Thread.currentThread();
         STATE.setRelease(this, RUNNING);
-    }
-
-    /**
-     * The failure this op must take over instead of running, or null: the first active failure of a
-     * variable it reads, else of one it writes.
-     */
-    public Failure inheritedFailure() {
-        for (Var v : def.reads()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        for (Var v : def.writes()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        return null;
     }
 
     /** Completes the op without running it, passing {@code inherited} (may be null) on to its writes. */

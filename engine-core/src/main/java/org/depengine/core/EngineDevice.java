@@ -15,7 +15,7 @@ import org.depengine.api.device.StreamPolicy;
  * {@link PluginGuard}: a policy or stream the plugin fails to give is an
  * {@link org.depengine.api.EngineException} for the op that asked, not for the push.
  */
-public final class DeviceSlot {
+public final class EngineDevice {
     private static final StreamKind[] KINDS = StreamKind.values();
 
     private final Context context;
@@ -27,7 +27,7 @@ public final class DeviceSlot {
     private final AtomicReferenceArray<Stream> shared = new AtomicReferenceArray<>(KINDS.length);
     private final AtomicBoolean warnedDoneTwice = new AtomicBoolean();
 
-    DeviceSlot(Context context, Device device) {
+    EngineDevice(Context context, Device device) {
         this.context = context;
         this.device = device;
         this.streamWait = PluginGuard.supportsStreamWait(context, device);
@@ -79,6 +79,17 @@ public final class DeviceSlot {
     public Stream sharedStream(StreamKind kind) {
         Stream s = shared.get(kind.ordinal());
         return s != null ? s : createShared(kind);
+    }
+
+    /**
+     * The shared stream of that kind, bound to the calling thread.
+     *
+     * @throws org.depengine.api.EngineException if the plugin cannot make or bind it
+     */
+    Stream boundSharedStream(StreamKind kind) {
+        Stream s = sharedStream(kind);
+        PluginGuard.bind(context, s);
+        return s;
     }
 
     private synchronized Stream createShared(StreamKind kind) {
