@@ -14,6 +14,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.AsyncFn;
+import org.depengine.api.Bulk;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.EngineException;
@@ -30,6 +31,8 @@ import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.core.bulk.BulkHost;
+import org.depengine.core.bulk.Bulks;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
@@ -99,6 +102,17 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private volatile boolean shutdownNotified;
     private final int hangDoctorMs;
     private final Diagnostics diag = new Diagnostics(this);
+    private final Bulks bulks = new Bulks(this, new BulkHost() {
+        @Override
+        public void submitMerged(OpDef def, Context ctx, int priority, Runnable registered) {
+            submit(def, ctx, priority, true, registered);
+        }
+
+        @Override
+        public Failure memberFailed(Throwable error, String memberName) {
+            return recordFailure(error, memberName);
+        }
+    });
     // counters of the device paths (see EngineDiagnostics#counters)
     final LongAdder launchedEarly = new LongAdder();
     final LongAdder sameStreamStarts = new LongAdder();
@@ -206,6 +220,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         for (Var v : def.writes()) {
             requireLive(v, def.name());
         }
+        bulks.flushAll();
         submit(def, ctx, priority, profiling);
     }
 
@@ -214,7 +229,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                 FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        OpDef def = define(fn, constVars, mutableVars, prop, opName);
+        bulks.flushAll();
+        submit(def, ctx, priority, true);
     }
 
     @Override
@@ -222,7 +239,18 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        OpDef def = define(fn, constVars, mutableVars, prop, opName);
+        if (!bulks.offer(def, ctx, priority)) { // held by this thread's open bulk, or every held op pushed first
+            submit(def, ctx, priority, true);
+        }
+    }
+
+    @Override
+    public final Bulk bulk(int size) {
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
+        }
+        return bulks.open(size);
     }
 
     @Override
@@ -235,6 +263,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         OpDef def = new OpDef(this, deleteFn, NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
                 "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
+        bulks.flushAll();
         submit(def, ctx, 0, true);
     }
 
@@ -326,6 +355,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     private OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
+        return submit(def, ctx, priority, profiling, null);
+    }
+
+    /** @param registered run right after the op is registered on its variables (a bulk's flush), or null */
+    private OprBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
         DeviceSlot slot = def.kind() == OpDef.Kind.WAIT ? null : slot(ctx);
         PendingOps.Epoch epoch = pending.enter();
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
@@ -358,6 +392,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         // concurrent-pusher conformance test found such a cycle).
         synchronized (registration) {
             cancelled = op.register();
+        }
+        if (registered != null) {
+            registered.run();
         }
         if (op.dropGuard()) {
             dispatch(op, true);
@@ -659,11 +696,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void completed(OprBlock op, Throwable error) {
         boolean launchedEarly = op.isLaunched();
         if (error != null) {
-            Failure f = new Failure(error, op.name());
+            Failure f = recordFailure(error, op.name());
             op.setFailure(f);
-            synchronized (failures) {
-                failures.add(f);
-            }
             if (launchedEarly) {
                 // Its variables were released at launch: later users of its outputs must still see this.
                 for (Var w : op.def().writes()) {
@@ -686,6 +720,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         ((PendingOps.Epoch) op.accounting).exit();
         op.markFinished();
+    }
+
+    /** A failure, in the list waitForAll reports from. */
+    private Failure recordFailure(Throwable error, String opName) {
+        Failure f = new Failure(error, opName);
+        synchronized (failures) {
+            failures.add(f);
+        }
+        return f;
     }
 
     // ---- waits ------------------------------------------------------------------------------------
@@ -727,6 +770,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         Var v = ownVar(handle, "var");
         requireLive(v, "waitForVar");
         checkNotInOp("waitForVar(" + v.name() + ")");
+        bulks.flushAll();
         if (v.hasPendingWrite()) {
             OpDef def = new OpDef(this, NOTHING, new Var[] {v}, NO_VARS, FnProperty.NO_SKIP,
                     "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
@@ -753,6 +797,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     private void awaitAll(long deadline, Duration timeout) {
         checkNotInOp("waitForAll()");
+        bulks.flushAll();
         PendingOps.Epoch sealed = pending.seal();
         boolean done;
         try {
@@ -783,6 +828,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final CompletableFuture<Void> whenReady(VarHandle handle) {
         Var v = ownVar(handle, "var");
         requireLive(v, "whenReady");
+        bulks.flushAll();
         CompletableFuture<Void> future = new CompletableFuture<>();
         // The same wake-up op as waitForVar's: it runs once the writers pushed before now completed,
         // inline on the thread that completed the last one; the failure check is waitForVar's too.
@@ -795,6 +841,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final CompletableFuture<Void> whenAllDone() {
+        bulks.flushAll();
         CompletableFuture<Void> future = new CompletableFuture<>();
         PendingOps.Epoch sealed = pending.seal();
         PendingOps.whenFinished(sealed, () -> completeOffEngine(future, firstUnreportedFailure()));
@@ -947,6 +994,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void close() {
         checkNotInOp("close()");
+        bulks.shut(); // held bulk members are pushed before pushes are refused
         boolean first;
         synchronized (lifecycle) {
             first = !closing;
