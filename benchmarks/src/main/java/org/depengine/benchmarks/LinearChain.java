@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * 2^16 zero-work ops all writing one variable: a chain, so every op waits for the one before; the
  * cost of handing a released successor on (same-thread hand-off vs a park/unpark per link).
  * Dexecutor is left out: its run time grows faster than linearly (about half a minute per run here).
+ * {@code ENGINE+bulk16} pushes each run inside {@code engine.bulk(16)}: 16 links merge into one op.
  * Score: time of one whole run.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -32,7 +33,7 @@ public class LinearChain {
     /** The engines. */
     @State(Scope.Benchmark)
     public static class Engines extends TrialState {
-        @Param({"naive", "pooled", "perdevice"})
+        @Param({"naive", "pooled", "perdevice", "pooled+bulk16", "perdevice+bulk16"})
         public String engine;
 
         @Setup(Level.Trial)
