@@ -44,12 +44,12 @@ public class Metg {
         }
     }
 
-    /** The serial run of the same bodies (the efficiency's reference) and the CompletableFuture graph. */
+    /** The serial run of the same bodies: the efficiency's reference. */
     @State(Scope.Benchmark)
     public static class Baselines extends TrialState {
         @Param({"250", "500", "1000", "2000", "4000", "8000"})
         public int grainNanos;
-        @Param({"serial", "cf"})
+        @Param({"serial"})
         public String baseline;
 
         @Setup(Level.Trial)

@@ -16,7 +16,7 @@ final class Report {
     private static final List<String> CONTENDERS = List.of("naive", "pooled", "perdevice", "naive+profiler",
             "pooled+profiler", "perdevice+profiler", "perdevice+builder", "pooled+bulk16", "perdevice+bulk16", "serial", "copyLane", "computeLane", "cf", "fjp", "dexecutor");
     private static final List<String> RATIO_BASELINES = List.of("cf", "fjp", "dexecutor");
-    private static final List<String> MODES = List.of("smoke", "quick", "full");
+    private static final List<String> MODES = List.of("smoke", "quick", "targets", "full");
     /** Engines the targets are checked for: the threaded ones (naive is the serial debugging reference). */
     static final List<String> TARGET_ENGINES = List.of("perdevice", "pooled");
 

@@ -22,11 +22,11 @@ record Result(String workload, String method, Map<String, String> params, double
     Result(String workload, String method, Map<String, String> params, double nanos, double errorNanos) {
         this(workload, method, params, nanos, errorNanos, Double.NaN);
     }
-    private static final java.util.Set<String> CONTENDER_PARAMS = java.util.Set.of("engine", "baseline", "profiling");
+    private static final java.util.Set<String> CONTENDER_PARAMS = java.util.Set.of("engine", "bulkEngine", "baseline", "profiling");
 
     /** The contender: engine name (with "+profiler" when profiling is on), baseline name or "dexecutor". */
     String contender() {
-        String engine = params.get("engine");
+        String engine = params.containsKey("engine") ? params.get("engine") : params.get("bulkEngine");
         if (engine != null) {
             return "on".equals(params.get("profiling")) ? engine + "+profiler" : engine;
         }
@@ -36,7 +36,7 @@ record Result(String workload, String method, Map<String, String> params, double
 
     /** Whether the contender is an engine. */
     boolean isEngine() {
-        return params.containsKey("engine");
+        return params.containsKey("engine") || params.containsKey("bulkEngine");
     }
 
     /** The workload's own parameters (the contender's left out), sorted by name. */

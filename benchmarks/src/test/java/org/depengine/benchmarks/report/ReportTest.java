@@ -54,7 +54,7 @@ class ReportTest {
         r.add(result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.100));
         r.add(withForks("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.200,
                 new double[][] {{chain * 0.2, chain * 0.21}, {chain * 0.5, chain * 0.5}}));
-        r.add(result("LinearChain.engine", "\"engine\": \"perdevice+bulk16\"", chain * 0.030));
+        r.add(result("LinearChain.bulk", "\"bulkEngine\": \"perdevice+bulk16\"", chain * 0.030));
         r.add(result("LinearChain.baseline", "\"baseline\": \"cf\"", chain * 0.120));
         r.add(result("Independent.engine", "\"engine\": \"perdevice\"", 1000));
         r.add(result("Independent.baseline", "\"baseline\": \"cf\"", 800));
