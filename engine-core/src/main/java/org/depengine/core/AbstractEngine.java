@@ -109,6 +109,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
 
         @Override
+        public void checkContext(Context ctx) {
+            slot(ctx);
+        }
+
+        @Override
         public Failure memberFailed(Throwable error, String memberName) {
             return recordFailure(error, memberName);
         }

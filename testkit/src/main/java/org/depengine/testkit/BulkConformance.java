@@ -395,6 +395,10 @@ public abstract class BulkConformance extends EngineTestBase {
         VarHandle gone = engine.newVariable("gone");
         engine.deleteVariable(ctx -> { }, Context.cpu(), gone);
         assertThrows(IllegalStateException.class, () -> engine.op("uses deleted").writes(gone).run(ctx -> { }));
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> engine.op("nowhere").writes(v).on(Context.of("nosuchdevice", 0)).run(ctx -> { }));
+        assertTrue(unknown.getMessage().contains("nosuchdevice"), "refused at the push, not at the flush: "
+                + unknown.getMessage());
         bulk.close(); // still open after the refused close on the other thread
         bulk.close(); // idempotent
         assertThrows(IllegalStateException.class, bulk::flush, "a closed bulk cannot flush");

@@ -12,6 +12,12 @@ public interface BulkHost {
      */
     void submitMerged(OpDef def, Context ctx, int priority, Runnable registered);
 
+    /**
+     * Checks a context as a push does (its device is known and available), so that a member is refused
+     * when pushed, not when its bulk is flushed.
+     */
+    void checkContext(Context ctx);
+
     /** Records a member's failure as the engine's own (for {@code waitForAll}) and returns it. */
     Failure memberFailed(Throwable error, String memberName);
 }

@@ -98,6 +98,7 @@ public final class Bulks {
             flushAll();
             return false;
         }
+        host.checkContext(ctx);
         if (holding.get() > (b.isEmpty() ? 0 : 1)) {
             flushOthers(b);
         }
