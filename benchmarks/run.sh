@@ -3,6 +3,8 @@
 #
 #   benchmarks/run.sh quick   [JMH options...]   ~6 min on 2 cores: 1 fork, short iterations, a parameter subset
 #   benchmarks/run.sh full    [JMH options...]   ~22 min on 2 cores: 2 forks, every parameter
+#   benchmarks/run.sh targets [JMH options...]   ~12 min on 2 cores: 2 forks x 5 iterations of what issue #16's
+#                                                targets need (pooled and perdevice, their baselines)
 #   benchmarks/run.sh smoke   [JMH options...]   ~3 min: every benchmark once, to check they all work
 #                                                (results and report under benchmarks/target/smoke, not stored)
 #   benchmarks/run.sh report                     only regenerate RESULTS.md from benchmarks/results/
@@ -21,8 +23,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 mode="${1:-}"
 case "$mode" in
-  quick|full|smoke|report) shift ;;
-  *) echo "usage: $0 quick|full|smoke|report [JMH options...]" >&2; exit 2 ;;
+  quick|full|smoke|targets|report) shift ;;
+  *) echo "usage: $0 quick|full|smoke|targets|report [JMH options...]" >&2; exit 2 ;;
 esac
 
 if [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java="$(command -v java)"; fi
@@ -73,7 +75,16 @@ case "$mode" in
   full)
     settings=(-f 2 -wi 3 -w 500ms -i 5 -r 500ms -p device="$devices")
     ;;
+  targets)
+    # What the target table checks, on the threaded engines: RandomDag (profiler off/on), LinearChain and
+    # Independent (with bulk(16)), Metg, CpuParallel G=10/100 µs, ComputeCopyOverlap; no Dexecutor.
+    settings=(-f 2 -wi 2 -w 500ms -i 5 -r 500ms -p engine=pooled,perdevice -p grainMicros=10,100 -p device="$devices")
+    ;;
 esac
+includes=()
+if [ "$mode" = targets ]; then
+  includes=('\.(RandomDag|LinearChain|Independent|Metg|CpuParallel|ComputeCopyOverlap)\.(engine|bulk|baseline)$')
+fi
 
 # The caller's options win: drop each of ours (option and value) that the caller's arguments also set
 # (for -p, the same parameter), since JMH refuses an option given twice.
@@ -98,7 +109,7 @@ done
 echo "== $name: $("$java" -version 2>&1 | head -1); JMH ${ours[*]} $*"
 cp "$meta" "$out/$name.properties"
 status=0
-"$java" -jar "$jar" "${ours[@]}" -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$out/$name.json" "$@" 2>&1 | tee "$out/$name.txt" || status=$?
+"$java" -jar "$jar" "${ours[@]}" -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$out/$name.json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$out/$name.txt" || status=$?
 if grep -q '<failure>' "$out/$name.txt"; then
   echo "== some benchmarks FAILED (see <failure> in $out/$name.txt); the report leaves them out" >&2
   status=1

@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * 2^16 zero-work ops all writing one variable: a chain, so every op waits for the one before; the
  * cost of handing a released successor on (same-thread hand-off vs a park/unpark per link).
  * Dexecutor is left out: its run time grows faster than linearly (about half a minute per run here).
+ * The {@code bulk} method ({@code ENGINE+bulk16}) pushes each run inside {@code engine.bulk(16)}: 16 links merge into one op.
  * Score: time of one whole run.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -41,6 +42,21 @@ public class LinearChain {
         }
     }
 
+    /**
+     * The engines pushing each run inside {@code engine.bulk(16)}. A parameter of its own (not
+     * {@code engine}), so that {@code -p engine=...} on the command line leaves these alone.
+     */
+    @State(Scope.Benchmark)
+    public static class BulkEngines extends TrialState {
+        @Param({"pooled+bulk16", "perdevice+bulk16"})
+        public String bulkEngine;
+
+        @Setup(Level.Trial)
+        public void open() {
+            trial = Trial.open(Workload.cpu(Workloads.linearChain()), bulkEngine);
+        }
+    }
+
     /** The same op list on the baselines. */
     @State(Scope.Benchmark)
     public static class Baselines extends TrialState {
@@ -55,6 +71,11 @@ public class LinearChain {
 
     @Benchmark
     public void engine(Engines s) {
+        s.trial.runOnce();
+    }
+
+    @Benchmark
+    public void bulk(BulkEngines s) {
         s.trial.runOnce();
     }
 

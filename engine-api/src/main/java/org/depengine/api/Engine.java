@@ -318,6 +318,54 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * Opens a bulk on the calling thread: until it is closed, consecutive synchronous ops this thread
+     * pushes ({@link #pushSync} or {@link OpBuilder#run}) to the same context, with the same property
+     * ({@link FnProperty#NORMAL} or {@link FnProperty#NO_SKIP}) and the same priority, are merged into
+     * one op of up to {@code size} members (MXNet's bulk execution): one registration and one dispatch
+     * instead of {@code size}. Use it for runs of small ops: {@code try (Bulk b = engine.bulk(16)) { ... }}.
+     *
+     * <p><b>The contract is that of the ops pushed one by one.</b> Each member is validated when pushed
+     * (bad arguments throw there, and nothing is kept). The merged op reads the union of the members'
+     * reads and writes the union of their writes (a variable one member reads and another writes is a
+     * write); its function runs the members in push order on one thread. Results and
+     * {@link VarHandle#version()} counts equal those of the members pushed one by one; each member
+     * follows the skip rule on its own (a member whose variables carry a failure is skipped, and passes
+     * it on to its writes, unless it is {@link FnProperty#NO_SKIP}).
+     *
+     * <p><b>Failures.</b> A member that throws fails the variables it writes with its throwable (waits
+     * name the member); every later member of the same merged op is skipped and its writes carry the
+     * same failure, even when it does not use the failed variables. Members before it keep their
+     * results. Listeners and profilers see one op, named {@code "bulk[n]: first..last"} after its first
+     * and last members.
+     *
+     * <p><b>What ends a merged op</b> (the held members are pushed as one op, in order): reaching
+     * {@code size} members; a push by this thread that cannot be merged (an async op, an operator run,
+     * a variable deletion, another context, property or priority); any wait ({@link #waitForVar},
+     * {@link #waitForAll}, {@link #whenReady}, {@link #whenAllDone}) from any thread;
+     * {@link Bulk#flush()} and {@link Bulk#close()}; {@link #close()} of the engine.
+     *
+     * <p><b>Other threads.</b> A bulk is the calling thread's alone; other threads' ops are never merged
+     * into it. Ordering across threads stays that of the calls: a member counts as pushed when its
+     * {@code pushSync} returns, so any push or wait by another thread after that is ordered after it
+     * (that push first pushes every other thread's held members). Two threads pushing at once in open
+     * bulks therefore end each other's merged ops often, and merge little.
+     *
+     * <p>After {@link #notifyShutdown()} a merged op not yet started is skipped as a whole and counts one
+     * write per variable in {@link VarHandle#version()}.
+     *
+     * @param size the most members merged into one op, at least 1
+     * @return the open bulk; close it on this thread
+     * @throws IllegalArgumentException if {@code size} is less than 1
+     * @throws IllegalStateException if this thread already has a bulk open on this engine (close it
+     *     first; bulks do not nest), or the engine is closed
+     * @throws UnsupportedOperationException if the engine implementation does not offer it (every
+     *     engine of this project does)
+     */
+    default Bulk bulk(int size) {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no bulk execution");
+    }
+
+    /**
      * Tells the engine the process is shutting down: ops not yet started are skipped (completed without
      * running, without a failure), except ops with the property {@link FnProperty#DELETE_VAR}: variable
      * deletions and user ops pushed with that property still run.

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.AsyncFn;
+import org.depengine.api.Bulk;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -18,6 +19,8 @@ import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.core.bulk.BulkHost;
+import org.depengine.core.bulk.Bulks;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
@@ -69,6 +72,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final Diagnostics diag;
     private final PushChecks checks;
     private final Waits waits;
+    private final Bulks bulks;
     private final DeviceOrdering ordering;
 
     /**
@@ -83,6 +87,24 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.ordering = new DeviceOrdering(diag);
         this.checks = new PushChecks(this);
         this.waits = new Waits(this, pending, diag, config);
+        this.bulks = new Bulks(this, new BulkHost() {
+            @Override
+            public void submitMerged(OpDef def, Context ctx, int priority, Runnable registered) {
+                submit(def, ctx, priority, true, registered);
+            }
+
+            @Override
+            public void checkContext(Context ctx) {
+                device(ctx);
+            }
+
+            @Override
+            public Failure memberFailed(Throwable error, String memberName) {
+                Failure f = new Failure(error, memberName);
+                waits.recordFailure(f);
+                return f;
+            }
+        });
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -161,7 +183,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void push(OprHandle op, Context ctx, int priority, boolean profiling) {
         OpDef def = checks.ownOperator(op);
         Objects.requireNonNull(ctx, "ctx");
-        submit(checks.pushable(def), ctx, priority, profiling);
+        OpDef pushable = checks.pushable(def);
+        bulks.flushAll();
+        submit(pushable, ctx, priority, profiling);
     }
 
     @Override
@@ -169,7 +193,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                 FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(checks.define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName);
+        bulks.flushAll();
+        submit(def, ctx, priority, true);
     }
 
     @Override
@@ -177,14 +203,27 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(checks.define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
+        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName);
+        if (!bulks.offer(def, ctx, priority)) { // held by this thread's open bulk, or every held op pushed first
+            submit(def, ctx, priority, true);
+        }
+    }
+
+    @Override
+    public final Bulk bulk(int size) {
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
+        }
+        return bulks.open(size);
     }
 
     @Override
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        submit(checks.deletion(deleteFn, var), ctx, 0, true);
+        OpDef def = checks.deletion(deleteFn, var);
+        bulks.flushAll();
+        submit(def, ctx, 0, true);
     }
 
     /** The engine device of a context, opened on first use. */
@@ -194,6 +233,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** Registers a validated op; package-private for the waits' internal ops. */
     final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling) {
+        return submit(def, ctx, priority, profiling, null);
+    }
+
+    /** As above; {@code registered} runs right after the op is registered on its variables (a bulk's flush). */
+    private OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
@@ -226,6 +270,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         // concurrent-pusher conformance test found such a cycle).
         synchronized (registration) {
             cancelled = op.register();
+        }
+        if (registered != null) {
+            registered.run();
         }
         if (op.dropGuard()) {
             dispatch(op, true);
@@ -384,33 +431,42 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void waitForVar(VarHandle var) {
-        waits.waitForVar(checks.ownVar(var, "var"), Long.MAX_VALUE, null);
+        Var v = checks.ownVar(var, "var");
+        bulks.flushAll();
+        waits.waitForVar(v, Long.MAX_VALUE, null);
     }
 
     @Override
     public final void waitForVar(VarHandle var, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        waits.waitForVar(checks.ownVar(var, "var"), Waits.deadline(timeout), timeout);
+        Var v = checks.ownVar(var, "var");
+        bulks.flushAll();
+        waits.waitForVar(v, Waits.deadline(timeout), timeout);
     }
 
     @Override
     public final void waitForAll() {
+        bulks.flushAll();
         waits.waitForAll(Long.MAX_VALUE, null);
     }
 
     @Override
     public final void waitForAll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        bulks.flushAll();
         waits.waitForAll(Waits.deadline(timeout), timeout);
     }
 
     @Override
     public final CompletableFuture<Void> whenReady(VarHandle var) {
-        return waits.whenReady(checks.ownVar(var, "var"));
+        Var v = checks.ownVar(var, "var");
+        bulks.flushAll();
+        return waits.whenReady(v);
     }
 
     @Override
     public final CompletableFuture<Void> whenAllDone() {
+        bulks.flushAll();
         return waits.whenAllDone();
     }
 
@@ -457,6 +513,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void close() {
         CurrentOp.refuseBlockingCall(this, "close()");
+        bulks.shut(); // held bulk members are pushed before pushes are refused
         boolean first;
         synchronized (lifecycle) {
             first = !closing;

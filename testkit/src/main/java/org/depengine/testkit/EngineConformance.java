@@ -51,4 +51,7 @@ public abstract class EngineConformance implements EngineUnderTest {
 
     @Nested
     class Completion extends CompletionConformance { }
+
+    @Nested
+    class Bulk extends BulkConformance { }
 }

@@ -8,7 +8,8 @@ import org.depengine.benchmarks.workload.Workload;
 
 /**
  * Makes contenders by name: the engines {@code naive}, {@code pooled}, {@code perdevice} (any name
- * {@link org.depengine.api.Engine#create} knows), and the baselines {@code serial}, {@code cf},
+ * {@link org.depengine.api.Engine#create} knows; {@code +builder} pushes through the op builder,
+ * {@code +bulkN} pushes each run inside {@code engine.bulk(N)}), and the baselines {@code serial}, {@code cf},
  * {@code fjp} and {@code dexecutor}. Baseline pools get one thread per core, as the engines' default
  * worker groups do.
  */
@@ -43,9 +44,19 @@ public final class Contenders {
             default:
                 if (name.endsWith(EngineContender.BUILDER_SUFFIX)) { // the same engine, pushed through engine.op(...)
                     String engine = name.substring(0, name.length() - EngineContender.BUILDER_SUFFIX.length());
-                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, true);
+                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, true, 0);
                 }
-                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false);
+                int bulkAt = name.lastIndexOf(EngineContender.BULK_SUFFIX);
+                if (bulkAt > 0) { // the same engine, pushing each run inside engine.bulk(N)
+                    String size = name.substring(bulkAt + EngineContender.BULK_SUFFIX.length());
+                    if (!size.matches("[1-9]\\d{0,5}")) {
+                        throw new IllegalArgumentException("contender '" + name + "': the bulk size after '"
+                                + EngineContender.BULK_SUFFIX + "' must be a whole number from 1, e.g. perdevice+bulk16");
+                    }
+                    return new EngineContender(name.substring(0, bulkAt), workload, Objects.requireNonNull(ctx, "ctx"),
+                            profiling, false, Integer.parseInt(size));
+                }
+                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false, 0);
         }
     }
 

@@ -3,6 +3,7 @@ package org.depengine.benchmarks.contender;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import org.depengine.api.Bulk;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -21,10 +22,14 @@ import org.depengine.profiler.Profiler;
  * and {@code waitForAll}. With profiling on, a {@link Profiler} in mode ALL listens for the whole
  * trial. With {@code builder}, each push goes through {@code engine.op(name)...run(fn)} instead of
  * the {@code pushSync} overload, to compare what the two cost (contender name {@code ENGINE+builder}).
+ * With a bulk size, each run's pushes are made inside {@code engine.bulk(size)}, so that consecutive
+ * ops merge (contender name {@code ENGINE+bulkN}).
  */
 final class EngineContender implements Contender {
     /** The suffix of a contender name that pushes through the op builder. */
     static final String BUILDER_SUFFIX = "+builder";
+    /** The suffix of a contender name that pushes inside a bulk, followed by its size. */
+    static final String BULK_SUFFIX = "+bulk";
 
     private final Workload workload;
     private final Engine engine;
@@ -36,11 +41,13 @@ final class EngineContender implements Contender {
     private final SyncFn[] fns;
     private final String opName;
     private final boolean builder;
+    private final int bulk; // 0: no bulk
     private long runs;
     private boolean closed;
 
-    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling, boolean builder) {
+    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling, boolean builder, int bulk) {
         this.builder = builder;
+        this.bulk = bulk;
         this.workload = workload;
         this.ctx = ctx;
         this.engine = Engine.create(engineName, EngineConfig.fromSystemProperties());
@@ -91,7 +98,8 @@ final class EngineContender implements Contender {
 
     @Override
     public String name() {
-        return engine.name() + (profiler != null ? "+profiler" : "") + (builder ? BUILDER_SUFFIX : "");
+        return engine.name() + (profiler != null ? "+profiler" : "") + (builder ? BUILDER_SUFFIX : "")
+                + (bulk > 0 ? BULK_SUFFIX + bulk : "");
     }
 
     @Override
@@ -102,6 +110,16 @@ final class EngineContender implements Contender {
 
     @Override
     public void submit(int from, int to) {
+        if (bulk == 0) {
+            push(from, to);
+            return;
+        }
+        try (Bulk b = engine.bulk(bulk)) {
+            push(from, to);
+        }
+    }
+
+    private void push(int from, int to) {
         OpList ops = workload.ops();
         if (builder) {
             for (int i = from; i < to; i++) {

@@ -12,13 +12,21 @@ import java.util.TreeMap;
  * @param nanos the median of the measurement iterations, in ns per operation (a whole run for
  *     the workload benchmarks, one push or one op for PushCost)
  * @param errorNanos JMH's 99.9 % confidence half-width, in ns (NaN when not computed)
+ * @param forkSpread the slowest fork's median iteration over the fastest fork's (NaN with fewer than
+ *     two forks): above 1.5, the forks landed in different scheduling modes
  */
-record Result(String workload, String method, Map<String, String> params, double nanos, double errorNanos) {
-    private static final java.util.Set<String> CONTENDER_PARAMS = java.util.Set.of("engine", "baseline", "profiling");
+record Result(String workload, String method, Map<String, String> params, double nanos, double errorNanos,
+              double forkSpread) {
+
+    /** A result without per-fork data. */
+    Result(String workload, String method, Map<String, String> params, double nanos, double errorNanos) {
+        this(workload, method, params, nanos, errorNanos, Double.NaN);
+    }
+    private static final java.util.Set<String> CONTENDER_PARAMS = java.util.Set.of("engine", "bulkEngine", "baseline", "profiling");
 
     /** The contender: engine name (with "+profiler" when profiling is on), baseline name or "dexecutor". */
     String contender() {
-        String engine = params.get("engine");
+        String engine = params.containsKey("engine") ? params.get("engine") : params.get("bulkEngine");
         if (engine != null) {
             return "on".equals(params.get("profiling")) ? engine + "+profiler" : engine;
         }
@@ -28,7 +36,7 @@ record Result(String workload, String method, Map<String, String> params, double
 
     /** Whether the contender is an engine. */
     boolean isEngine() {
-        return params.containsKey("engine");
+        return params.containsKey("engine") || params.containsKey("bulkEngine");
     }
 
     /** The workload's own parameters (the contender's left out), sorted by name. */

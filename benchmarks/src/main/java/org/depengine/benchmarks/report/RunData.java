@@ -102,7 +102,7 @@ final class RunData {
         JsonNode median = metric.path("scorePercentiles").path("50.0");
         double score = number(median.isMissingNode() || median.isNull() ? metric.path("score") : median);
         double error = number(metric.path("scoreError"));
-        return new Result(workload, method, params, score * scale, error * scale);
+        return new Result(workload, method, params, score * scale, error * scale, forkSpread(metric.path("rawData")));
     }
 
     private static String settings(JsonNode entry) {
@@ -114,6 +114,29 @@ final class RunData {
     /** A JSON number, or NaN: JMH writes "NaN" as a string (and a missing error has no number). */
     private static double number(JsonNode n) {
         return n.isNumber() ? n.doubleValue() : Double.NaN;
+    }
+
+    /** The slowest fork's median over the fastest fork's, from JMH's rawData (one array per fork); NaN below two forks. */
+    static double forkSpread(JsonNode rawData) {
+        if (!rawData.isArray() || rawData.size() < 2) {
+            return Double.NaN;
+        }
+        double min = Double.NaN;
+        double max = Double.NaN;
+        for (JsonNode fork : rawData) {
+            if (!fork.isArray() || fork.size() == 0) {
+                continue;
+            }
+            double[] v = new double[fork.size()];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = fork.get(i).asDouble();
+            }
+            java.util.Arrays.sort(v);
+            double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            min = Double.isNaN(min) ? median : Math.min(min, median);
+            max = Double.isNaN(max) ? median : Math.max(max, median);
+        }
+        return Double.isNaN(min) || min <= 0 ? Double.NaN : max / min;
     }
 
     /** Nanoseconds per unit of a JMH score unit such as {@code us/op}. */

@@ -27,6 +27,12 @@ public final class Workloads {
     public static final int RANDOM_DAG_OPS = 10_000;
     /** Ops in {@link #linearChain}. */
     public static final int CHAIN_OPS = 1 << 16;
+    /** Ops of {@link #independent()}. */
+    public static final int INDEPENDENT_OPS = 1 << 16;
+    /** Variables of {@link #independent()}. */
+    public static final int INDEPENDENT_VARS = 1000;
+    /** Serial work of one run of {@link #metg}, ns. */
+    public static final long METG_TOTAL_NANOS = 4_000_000;
     /** About how many ops {@link #fanOutFanIn} and {@link #readHeavy} repeat their pattern to. */
     public static final int REPEAT_TARGET_OPS = 1 << 14;
     /** Serial work of one {@link #cpuParallel} run, in nanoseconds (the op count is this over G). */
@@ -171,6 +177,33 @@ public final class Workloads {
     }
 
     /**
+     * {@value #INDEPENDENT_OPS} zero-work ops, op i writing variable {@code i % }{@value #INDEPENDENT_VARS}
+     * and reading nothing: independent but for the op {@value #INDEPENDENT_VARS} places before it (the
+     * "independent ops over 1,000 vars" of the peer comparison).
+     */
+    public static OpList independent() {
+        OpList.Builder b = OpList.builder("Independent", INDEPENDENT_VARS);
+        for (int i = 0; i < INDEPENDENT_OPS; i++) {
+            b.op(new int[0], new int[] {i % INDEPENDENT_VARS});
+        }
+        return b.build();
+    }
+
+    /**
+     * Independent ops of {@code grainNanos} ns of busy-spin each (each writes its own variable),
+     * {@value #METG_TOTAL_NANOS} ns of serial work in all: the op lengths METG is found between.
+     */
+    public static OpList metg(int grainNanos) {
+        requirePositive(grainNanos, "grain (ns)");
+        int n = (int) Math.max(1, METG_TOTAL_NANOS / grainNanos);
+        OpList.Builder b = OpList.builder("Metg(G=" + grainNanos + "ns)", n);
+        for (int i = 0; i < n; i++) {
+            b.op(new int[0], new int[] {i}, FnProperty.NORMAL, grainNanos, 0);
+        }
+        return b.build();
+    }
+
+    /**
      * {@value #COPY_COMPUTE_BATCHES} batches of copy-in ({@link FnProperty#COPY_TO_DEVICE}), compute
      * ({@link FnProperty#NORMAL}) and copy-out ({@link FnProperty#COPY_FROM_DEVICE}), double-buffered:
      * batch b uses slot {@code b % 2} of the input, output and host variables, so the copies of one
@@ -246,6 +279,10 @@ public final class Workloads {
                 return wavefront(intParam(params, "n"));
             case "CpuParallel":
                 return cpuParallel(intParam(params, "grainMicros"));
+            case "Independent":
+                return independent();
+            case "Metg":
+                return metg(intParam(params, "grainNanos"));
             case "ComputeCopyOverlap":
                 return copyCompute(COPY_MICROS, COMPUTE_MICROS);
             case "PushCost":

@@ -45,7 +45,8 @@ class ContendersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"serial", "cf", "fjp", "dexecutor", "naive", "pooled", "perdevice"})
+    @ValueSource(strings = {"serial", "cf", "fjp", "dexecutor", "naive", "pooled", "perdevice", "naive+bulk3",
+        "pooled+bulk16", "perdevice+bulk16"})
     void wholeRunsMatchTheSerialOracle(String name) {
         for (OpList ops : new OpList[] {smallDag(1), Workloads.wavefront(10), fanOut(5)}) {
             Workload w = Workload.cpu(ops);
@@ -59,7 +60,7 @@ class ContendersTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"cf", "fjp", "pooled", "perdevice"})
+    @ValueSource(strings = {"cf", "fjp", "pooled", "perdevice", "perdevice+bulk16"})
     void runsSubmittedInPartsMatchTheSerialOracle(String name) {
         OpList ops = smallDag(2);
         Workload w = Workload.cpu(ops);
@@ -121,5 +122,12 @@ class ContendersTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> Contenders.create("nosuch", Workload.cpu(smallDag(7)), Context.cpu(), false));
         assertTrue(e.getMessage().contains("nosuch"), e.getMessage());
+    }
+
+    @Test
+    void aBadBulkSizeIsRefusedNamingTheForm() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Contenders.create("perdevice+bulk0", Workload.cpu(smallDag(7)), Context.cpu(), false));
+        assertTrue(e.getMessage().contains("perdevice+bulk16"), e.getMessage());
     }
 }

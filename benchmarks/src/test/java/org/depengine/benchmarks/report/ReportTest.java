@@ -25,6 +25,17 @@ class ReportTest {
                 benchmark, params, microsPerRun * 1.1, microsPerRun, microsPerRun, microsPerRun);
     }
 
+    /** A result with per-fork iterations (JMH's rawData), for the fork-agreement check. */
+    private static String withForks(String benchmark, String params, double microsPerRun, double[][] forks) {
+        StringBuilder raw = new StringBuilder("[");
+        for (double[] f : forks) {
+            raw.append(raw.length() > 1 ? "," : "").append(java.util.Arrays.toString(f));
+        }
+        raw.append(']');
+        String r = result(benchmark, params, microsPerRun);
+        return r.replace("\"scoreUnit\": \"us/op\"}", "\"scoreUnit\": \"us/op\", \"rawData\": " + raw + "}");
+    }
+
     private static void write(Path dir, String name, List<String> results) throws Exception {
         Files.writeString(dir.resolve(name + ".json"), "[" + String.join(",\n", results) + "]", StandardCharsets.UTF_8);
         Properties p = MachineInfo.collect("quick");
@@ -41,7 +52,18 @@ class ReportTest {
         int chain = 1 << 16;
         r.add(result("LinearChain.baseline", "\"baseline\": \"serial\"", chain * 0.005));
         r.add(result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.100));
-        r.add(result("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.200));
+        r.add(withForks("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.200,
+                new double[][] {{chain * 0.2, chain * 0.21}, {chain * 0.5, chain * 0.5}}));
+        r.add(result("LinearChain.bulk", "\"bulkEngine\": \"perdevice+bulk16\"", chain * 0.030));
+        r.add(result("LinearChain.baseline", "\"baseline\": \"cf\"", chain * 0.120));
+        r.add(result("Independent.engine", "\"engine\": \"perdevice\"", 1000));
+        r.add(result("Independent.baseline", "\"baseline\": \"cf\"", 800));
+        // Metg: serial 4 ms per run on 2 cores, so T_ideal = 2 ms; efficiency 0.25 at 500 ns, 1.0 at 2000 ns
+        for (int g : new int[] {500, 2000}) {
+            r.add(result("Metg.baseline", "\"grainNanos\": \"" + g + "\", \"baseline\": \"serial\"", 4000));
+        }
+        r.add(result("Metg.engine", "\"grainNanos\": \"500\", \"engine\": \"perdevice\"", 8000));
+        r.add(result("Metg.engine", "\"grainNanos\": \"2000\", \"engine\": \"perdevice\"", 2000));
         r.add(result("RandomDag.baseline", "\"shape\": \"mxnet\", \"baseline\": \"serial\"", 500));
         r.add(result("RandomDag.baseline", "\"shape\": \"mxnet\", \"baseline\": \"cf\"", 5000));
         r.add(result("RandomDag.engine", "\"shape\": \"mxnet\", \"engine\": \"perdevice\", \"profiling\": \"off\"", 2000));
@@ -63,15 +85,25 @@ class ReportTest {
 
         assertTrue(md.indexOf("## quick · JDK 17") < md.indexOf("## full · JDK 25"), md);
         assertTrue(md.contains("2 cores, Test CPU 9000"), md);
-        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | perdevice | 100 ns/op | met |"), md);
-        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | pooled | 200 ns/op | **missed** |"), md);
-        assertTrue(md.contains("| LinearChain ≤ 150 ns/op | perdevice | 300 ns/op | **missed** |"), md); // JDK 25 section
-        assertTrue(md.contains("| RandomDag mxnet: overhead ≤ 300 ns/op | perdevice | overhead 150 ns/op"), md);
-        assertTrue(md.contains("vs cf 5.00 ms per run: 2.50× | met |"), md);
-        assertTrue(md.contains("| RandomDag mxnet: profiling on ≤ 2× per op | perdevice | 300 ns/op on vs 200 ns/op off: 1.50× | met |"), md);
-        assertTrue(md.contains("| ComputeCopyOverlap (cpu): ≥ 0.9 of ideal | perdevice | 0.94 of ideal"), md);
-        assertTrue(md.contains("| CpuParallel G=100 µs: speed-up ≥ 1.9× | perdevice | speed-up 1.96×"), md);
-        assertTrue(md.contains("| RandomDag wide: overhead ≤ 300 ns/op | perdevice | – | no data |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 100 ns/op | met |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | pooled | 200 ns/op | **missed** |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 300 ns/op | **missed** |"), md); // JDK 25 section
+        assertTrue(md.contains("| LinearChain ≤ 1.00× CompletableFuture | perdevice | 6.55 ms vs cf 7.86 ms per run: 0.83× | met |"), md);
+        assertTrue(md.contains("| LinearChain with bulk(16) ≤ 40 ns/op | perdevice | 30.0 ns/op | met |"), md);
+        assertTrue(md.contains("| LinearChain with bulk(16) ≤ 40 ns/op | pooled | – | no data |"), md);
+        assertTrue(md.contains("| Independent ≤ 1.00× CompletableFuture | perdevice | 1.00 ms vs cf 800.0 µs per run: 1.25× | **missed** |"), md);
+        assertTrue(md.contains("| RandomDag mxnet ≤ 330 ns/op | perdevice | 200 ns/op | met |"), md);
+        assertTrue(md.contains("| RandomDag mxnet ≤ 0.25× CompletableFuture | perdevice | 2.00 ms vs cf 5.00 ms per run: 0.40× | **missed** |"), md);
+        assertTrue(md.contains("| RandomDag mxnet: profiler on ≤ 1.5× per op | perdevice | 300 ns/op on vs 200 ns/op off: 1.50× | met |"), md);
+        assertTrue(md.contains("| ComputeCopyOverlap (cpu): ≥ 0.9 of ideal (as before) | perdevice | 0.94 of ideal"), md);
+        assertTrue(md.contains("| CpuParallel G=100 µs: speed-up ≥ 1.9× (as before) | perdevice | speed-up 1.96×"), md);
+        assertTrue(md.contains("| RandomDag wide ≤ 260 ns/op | perdevice | – | no data |"), md);
+        // efficiency 0.25 at 500 ns and 1.0 at 2000 ns: log-linear crossing at 500 × 4^(1/3) = 794 ns
+        assertTrue(md.contains("| METG (op length at 50 % efficiency) reported | perdevice | 794 ns | reported |"), md);
+        assertTrue(md.contains("METG (op length at which efficiency crosses 50 %, interpolated): perdevice 794 ns."), md);
+        assertTrue(md.contains("| forks agree within 1.5× on every workload | pooled | worst: pooled on LinearChain, "
+                + "slowest fork ÷ fastest 2.44× | **missed** |"), md);
+        assertTrue(md.contains("| forks agree within 1.5× on every workload | perdevice | – | no data |"), md);
         // engine row of RandomDag mxnet: 200 ns/op, 150 overhead, 0.25× speed-up, 2.50× cf
         assertTrue(md.contains("| perdevice | 2.00 ms | – | 200 | 150 | 0.25× | 0.25 | 2.50× |"), md);
         assertTrue(md.contains("| perdevice | 250 | – | 0.20× |"), md); // PushCost vs fjp

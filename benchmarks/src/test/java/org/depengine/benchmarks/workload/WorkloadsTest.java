@@ -66,6 +66,11 @@ class WorkloadsTest {
         assertEquals(Workloads.cpuParallel(10).size(), Workloads.forBenchmark("CpuParallel", Map.of("grainMicros", "10")).size());
         assertEquals(1000, Workloads.cpuParallel(10).size());
         assertNull(Workloads.forBenchmark("PushCost", Map.of()));
+        assertEquals(Workloads.INDEPENDENT_OPS, Workloads.forBenchmark("Independent", Map.of()).size());
+        assertEquals(Workloads.INDEPENDENT_VARS, Workloads.independent().varCount());
+        OpList metg = Workloads.forBenchmark("Metg", Map.of("grainNanos", "500"));
+        assertEquals(Workloads.METG_TOTAL_NANOS / 500, metg.size());
+        assertEquals(Workloads.METG_TOTAL_NANOS, metg.totalWorkNanos());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Workloads.forBenchmark("FanOutFanIn", Map.of()));
         assertTrue(e.getMessage().contains("fanOut"), e.getMessage());

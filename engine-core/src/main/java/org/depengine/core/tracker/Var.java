@@ -456,6 +456,15 @@ public final class Var implements org.depengine.api.VarHandle {
         }
     }
 
+    /**
+     * Counts {@code n} more completed writes in {@link #version()}: a bulk's merged op, which holds the
+     * write, counts the writes of its members beyond the one its completion counts. Only the op holding
+     * the pending write may call it.
+     */
+    public void countWrites(int n) {
+        VERSION.setRelease(this, version + n);
+    }
+
     /** Attaches the failure of an op that completed at launch and failed on the device afterwards. */
     public void attachLateFailure(Failure f) {
         failure = f;

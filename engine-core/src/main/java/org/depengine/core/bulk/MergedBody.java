@@ -1,0 +1,89 @@
+package org.depengine.core.bulk;
+
+import org.depengine.api.FnProperty;
+import org.depengine.api.RunContext;
+import org.depengine.api.SyncFn;
+import org.depengine.core.tracker.Failure;
+import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.Var;
+
+/**
+ * The function of a merged op: runs the members in push order, each under the skip rule as if it had
+ * been pushed alone, and stops running members after one throws. The merged op itself is
+ * {@link FnProperty#NO_SKIP}, so that the rule is applied here, member by member; failures are attached
+ * to the variables of the members they concern, never to the merged op.
+ *
+ * <p>It holds every variable it touches for its whole run, so the failures it reads and attaches and
+ * the versions it counts cannot race with another op.
+ */
+final class MergedBody implements SyncFn {
+    private final BulkHost host;
+    private final OpDef[] members;
+    private final Var[] extraWriteVars;   // variables written by more than one member
+    private final int[] extraWrites;      // how many writes each of those counts beyond the merged op's one
+
+    MergedBody(BulkHost host, OpDef[] members, Var[] extraWriteVars, int[] extraWrites) {
+        this.host = host;
+        this.members = members;
+        this.extraWriteVars = extraWriteVars;
+        this.extraWrites = extraWrites;
+    }
+
+    @Override
+    public void run(RunContext ctx) {
+        Failure thrown = null;
+        try {
+            for (OpDef m : members) {
+                if (thrown != null) {
+                    attach(thrown, m.writes()); // the members after a failed one are skipped
+                    continue;
+                }
+                if (m.prop() != FnProperty.NO_SKIP) {
+                    Failure inherited = inheritedFailure(m);
+                    if (inherited != null) {
+                        attach(inherited, m.writes());
+                        continue;
+                    }
+                }
+                try {
+                    m.syncFn().run(ctx);
+                } catch (Throwable t) {
+                    thrown = host.memberFailed(t, label(m));
+                    attach(thrown, m.writes());
+                }
+            }
+        } finally {
+            for (int i = 0; i < extraWriteVars.length; i++) {
+                extraWriteVars[i].countWrites(extraWrites[i]); // skipped writes count too
+            }
+        }
+    }
+
+    /** As a lone op's skip rule: the first active failure of a variable it reads, else of one it writes. */
+    private static Failure inheritedFailure(OpDef m) {
+        for (Var v : m.reads()) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        for (Var v : m.writes()) {
+            Failure f = v.activeFailure();
+            if (f != null) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** A member's name in messages and traces: its given name, or what it was. */
+    static String label(OpDef m) {
+        return m.givenName() != null ? m.givenName() : "unnamed op";
+    }
+
+    private static void attach(Failure f, Var[] writes) {
+        for (Var w : writes) {
+            w.attachLateFailure(f);
+        }
+    }
+}
