@@ -226,6 +226,22 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     @Override
+    public final void pushAsync(AsyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                                FnProperty prop, int priority, String opName, java.util.Map<String, ?> args) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        submit(define(fn, constVars, mutableVars, prop, opName).withArgs(args), ctx, priority, true);
+    }
+
+    @Override
+    public final void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                               FnProperty prop, int priority, String opName, java.util.Map<String, ?> args) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        submit(define(fn, constVars, mutableVars, prop, opName).withArgs(args), ctx, priority, true);
+    }
+
+    @Override
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");

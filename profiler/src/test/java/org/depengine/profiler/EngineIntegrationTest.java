@@ -110,6 +110,40 @@ class EngineIntegrationTest {
         }
     }
 
+    @Test
+    void opArgumentsReachTheTraceAndClosingTheEngineWritesTheFinalFiles() throws Exception {
+        Path file = dir.resolve("closed.json");
+        Path html = dir.resolve("closed.html");
+        Profiler p;
+        try (Engine e = Engine.create("pooled")) {
+            p = Profiler.builder().file(file).htmlFile(html).jfr(false).build().start(e);
+            VarHandle data = e.newVariable("data");
+            for (int epoch = 1; epoch <= 2; epoch++) {
+                e.op("shuffle").arg("epoch", epoch).arg("phase", "train").writes(data).run(c -> spin(1_000));
+            }
+            e.op("plain").reads(data).run(c -> spin(1_000));
+            // no stop(): the engine's close is what stops the profiler and writes both files
+        }
+        assertEquals(Profiler.State.STOPPED, p.state(), "closing its engine stopped the profiler");
+        TraceView t = TraceView.read(file);
+        List<Double> epochs = new ArrayList<>();
+        for (Map<String, Object> ev : t.hostOps()) {
+            Map<String, Object> args = obj(ev.get("args"));
+            if ("shuffle".equals(ev.get("name"))) {
+                epochs.add((Double) args.get("epoch"));
+                assertEquals("train", args.get("phase"));
+            } else {
+                assertTrue(!args.containsKey("epoch"), "an op without arguments has none: " + args);
+            }
+        }
+        assertEquals(List.of(1.0, 2.0), epochs, "one host event per epoch, each with its own argument");
+        AggregateStats s = p.stats();
+        assertEquals(2, s.row("shuffle").orElseThrow().count(), "statistics group by name, not by arguments");
+        assertEquals(2, s.rows().size());
+        String page = java.nio.file.Files.readString(html);
+        assertTrue(page.contains("\"args\":{\"epoch\":1,\"phase\":\"train\"}"), "the timeline carries the arguments");
+    }
+
     private static void spin(long nanos) {
         long end = System.nanoTime() + nanos;
         while (System.nanoTime() < end) {

@@ -39,9 +39,9 @@ class HtmlTimelineTest {
                 long t = i * 1_000L;
                 w.on("worker-" + (i % 3), () -> {
                     if (before != null) {
-                        p.released(before, op);
+                        p.listener().released(before, op);
                     }
-                    Fakes.run(p, op, t, t + 100, -1, t + 900);
+                    Fakes.run(p.listener(), op, t, t + 100, -1, t + 900);
                 });
                 prev = op;
             }

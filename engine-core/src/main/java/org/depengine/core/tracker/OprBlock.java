@@ -577,6 +577,11 @@ public final class OprBlock implements RunContext, CallbackOnComplete, OpInfo {
     }
 
     @Override
+    public java.util.Map<String, Object> args() {
+        return def.args();
+    }
+
+    @Override
     public Outcome outcome() {
         return outcome;
     }
