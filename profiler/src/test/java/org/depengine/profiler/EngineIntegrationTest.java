@@ -122,6 +122,10 @@ class EngineIntegrationTest {
                 e.op("shuffle").arg("epoch", epoch).arg("phase", "train").writes(data).run(c -> spin(1_000));
             }
             e.op("plain").reads(data).run(c -> spin(1_000));
+            IllegalArgumentException bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> e.pushSync(c -> { }, Context.cpu(), List.of(), List.of(data), FnProperty.NORMAL, 0, "bad",
+                            Map.of("when", new Object())));
+            assertTrue(bad.getMessage().contains("'when'") && bad.getMessage().contains("'bad'"), bad.getMessage());
             // no stop(): the engine's close is what stops the profiler and writes both files
         }
         assertEquals(Profiler.State.STOPPED, p.state(), "closing its engine stopped the profiler");
