@@ -75,11 +75,10 @@ import org.slf4j.LoggerFactory;
  * holding it is seen by that read; records made while it reads may or may not be.
  */
 /*
- * Implementation overview: this class is the control (state machine, periodic dump, outputs).
- * Recorder is the listener writing the rings; Session/Ring/Interner hold what it wrote; TraceModel
- * joins a snapshot into ops; TraceWriter, HtmlWriter and AggregateStats turn the model into outputs;
- * TraceFiles writes files atomically; Settings holds the configuration and reads the system
- * properties; Autostart is the process-wide registry of autostarted profilers.
+ * This class is the control (state machine, periodic dump, outputs). Recorder is the listener writing
+ * the rings (Session, Ring, Interner); TraceModel joins a snapshot into ops for TraceWriter, HtmlWriter
+ * and AggregateStats; TraceFiles writes files atomically; Settings holds the configuration and reads the
+ * system properties; Autostart is the process-wide registry of autostarted profilers.
  */
 public final class Profiler {
     private static final Logger LOG = LoggerFactory.getLogger(Profiler.class);
@@ -150,14 +149,12 @@ public final class Profiler {
      * Starts a profiler on {@code engine} when the system property {@value #AUTOSTART_PROPERTY} is
      * {@code true}: built from {@link Builder#fromSystemProperties()}, started, and returned; otherwise
      * does nothing and returns an empty optional. {@code EngineRegistry} calls it for every engine it
-     * creates, through {@link AutostartHook}. The first autostarted profiler of the process writes to
-     * {@value #FILE_PROPERTY} (default {@value #DEFAULT_FILE}); later ones (one per engine) to the same
-     * name with {@code -2}, {@code -3}, ... before the extension. Each writes its file periodically
-     * when {@value #DUMP_PERIOD_PROPERTY} is set, when it stops, which it does when its engine closes,
-     * and at JVM exit (one shutdown hook stops every autostarted profiler still running); a stopped
-     * one is released. Never throws for a failure to write; an invalid property value
-     * ({@value #AUTOSTART_PROPERTY} other than {@code true}/{@code false} included) is an
-     * {@link IllegalArgumentException} naming it. Thread-safe.
+     * creates, through {@link AutostartHook}. The first one writes to {@value #FILE_PROPERTY} (default
+     * {@value #DEFAULT_FILE}), later ones (one per engine) to that name with {@code -2}, {@code -3}, ...
+     * before the extension: periodically when {@value #DUMP_PERIOD_PROPERTY} is set, when it stops (as
+     * its engine closes) and at JVM exit (a shutdown hook stops those still running); a stopped one is
+     * released. Never throws for a failure to write; an invalid property value (autostart other than
+     * {@code true}/{@code false} included) is an {@link IllegalArgumentException} naming it. Thread-safe.
      *
      * @throws NullPointerException if {@code engine} is null
      */
@@ -330,7 +327,9 @@ public final class Profiler {
     }
 
     /** The listener this profiler adds to its engine (tests drive it directly). */
-    OpListener listener() { return recorder; }
+    OpListener listener() {
+        return recorder;
+    }
 
     /**
      * Writes the Chrome trace-event JSON of what is recorded to {@code path}: to a temporary file in
@@ -451,9 +450,13 @@ public final class Profiler {
             return this;
         }
 
-        Path file() { return file; }
+        Path file() {
+            return file;
+        }
 
-        Path htmlFile() { return htmlFile; }
+        Path htmlFile() {
+            return htmlFile;
+        }
 
         /**
          * The period at which {@link #file} is rewritten while running; zero (default) for none.
