@@ -19,6 +19,8 @@ import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Profiles a real DAG pushed through real engines (ops on cpu:0). */
@@ -110,12 +112,13 @@ class EngineIntegrationTest {
         }
     }
 
-    @Test
-    void opArgumentsReachTheTraceAndClosingTheEngineWritesTheFinalFiles() throws Exception {
-        Path file = dir.resolve("closed.json");
-        Path html = dir.resolve("closed.html");
+    @ParameterizedTest
+    @ValueSource(strings = {"naive", "pooled"})
+    void opArgumentsReachTheTraceAndClosingTheEngineWritesTheFinalFiles(String engine) throws Exception {
+        Path file = dir.resolve(engine + "-closed.json");
+        Path html = dir.resolve(engine + "-closed.html");
         Profiler p;
-        try (Engine e = Engine.create("pooled")) {
+        try (Engine e = Engine.create(engine)) {
             p = Profiler.builder().file(file).htmlFile(html).jfr(false).build().start(e);
             VarHandle data = e.newVariable("data");
             for (int epoch = 1; epoch <= 2; epoch++) {
