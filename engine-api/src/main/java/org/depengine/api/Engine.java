@@ -2,6 +2,8 @@ package org.depengine.api;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.depengine.api.internal.EngineRegistry;
 import org.depengine.api.listen.OpListener;
@@ -199,6 +201,35 @@ public interface Engine extends AutoCloseable {
      */
     void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
                   FnProperty prop, int priority, String name);
+
+    /**
+     * As {@link #pushAsync(AsyncFn, Context, List, List, FnProperty, int, String)}, with arguments that
+     * describe this run of the op (see {@link OpBuilder#arg(String, long)}): listeners see them as
+     * {@link org.depengine.api.listen.OpInfo#args()}, in the map's iteration order. They do not change
+     * how the op runs. The default drops them (an engine that reports no arguments); this project's
+     * engines report them.
+     *
+     * @param args argument name to value: non-null keys, each value a {@link Long}, {@link Double},
+     *     {@link Boolean} or {@link String}; copied
+     * @throws NullPointerException if {@code args}, a key or a value is null, or as {@code pushAsync}
+     * @throws IllegalArgumentException if a value is of another type, or as {@code pushAsync}
+     * @throws IllegalStateException as {@code pushAsync}
+     */
+    default void pushAsync(AsyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                           FnProperty prop, int priority, String name, Map<String, ?> args) {
+        Objects.requireNonNull(args, "args");
+        pushAsync(fn, ctx, constVars, mutableVars, prop, priority, name);
+    }
+
+    /**
+     * As {@link #pushSync(SyncFn, Context, List, List, FnProperty, int, String)}, with arguments; see
+     * {@link #pushAsync(AsyncFn, Context, List, List, FnProperty, int, String, Map)}. The default drops them.
+     */
+    default void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                          FnProperty prop, int priority, String name, Map<String, ?> args) {
+        Objects.requireNonNull(args, "args");
+        pushSync(fn, ctx, constVars, mutableVars, prop, priority, name);
+    }
 
     /**
      * Pushes a synchronous {@link FnProperty#NORMAL} op with priority 0 and a generated name.

@@ -1,6 +1,9 @@
 package org.depengine.api;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -8,7 +11,13 @@ import java.util.Objects;
  * .on(ctx).priority(2).run(fn)}. Each {@link #run} or {@link #runAsync} is one push through
  * {@link Engine#pushSync} or {@link Engine#pushAsync} with what was set, so it validates, orders and
  * throws exactly as those do; a builder may push again, and settings not given keep their defaults:
- * no variables, {@link Context#cpu()}, {@link FnProperty#NORMAL}, priority 0.
+ * no variables, {@link Context#cpu()}, {@link FnProperty#NORMAL}, priority 0, no arguments.
+ *
+ * <p>Arguments ({@link #arg(String, long)} and its overloads) describe one run of the op without
+ * changing its name: {@code engine.op("shuffle").arg("epoch", e).writes(data).run(fn)}. They do not
+ * affect how the op runs; listeners see them as {@link org.depengine.api.listen.OpInfo#args()}, and the
+ * profiler shows them in its trace and timeline while it groups its statistics by name. An op pushed
+ * without arguments costs exactly what the plain {@link Engine#pushSync} overload costs.
  *
  * <p>Not thread-safe: build and push from one thread (the ops it pushes may of course run anywhere).
  */
@@ -20,6 +29,7 @@ public final class OpBuilder {
     private Context ctx = Context.cpu();
     private FnProperty prop = FnProperty.NORMAL;
     private int priority;
+    private Map<String, Object> args = Map.of();
 
     OpBuilder(Engine engine, String name) {
         this.engine = engine;
@@ -110,6 +120,64 @@ public final class OpBuilder {
     }
 
     /**
+     * Adds an integer argument, e.g. {@code arg("epoch", 3)}; arguments keep the order they were
+     * added in.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
+     */
+    public OpBuilder arg(String key, long value) {
+        return put(key, value);
+    }
+
+    /**
+     * Adds a floating-point argument, e.g. {@code arg("lr", 0.01)}.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
+     */
+    public OpBuilder arg(String key, double value) {
+        return put(key, value);
+    }
+
+    /**
+     * Adds a boolean argument.
+     *
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
+     */
+    public OpBuilder arg(String key, boolean value) {
+        return put(key, value);
+    }
+
+    /**
+     * Adds a text argument, e.g. {@code arg("phase", "warm-up")}.
+     *
+     * @throws NullPointerException if {@code key} or {@code value} is null
+     * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
+     */
+    public OpBuilder arg(String key, String value) {
+        Objects.requireNonNull(value, () -> "value of op argument '" + key + "' is null; give a text or use another arg overload");
+        return put(key, value);
+    }
+
+    private OpBuilder put(String key, Object value) {
+        Objects.requireNonNull(key, "op argument key is null; give every argument a name");
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("op argument key is blank; give every argument a name");
+        }
+        if (args.containsKey(key)) {
+            throw new IllegalArgumentException("op argument '" + key + "' was already given (value " + args.get(key)
+                    + ") to the builder of op '" + name + "'; give each key once (use a new builder per push to change it)");
+        }
+        // A fresh immutable map per arg call, so a push hands the engine this map as it is (no copy per push).
+        Map<String, Object> m = new LinkedHashMap<>(args);
+        m.put(key, value);
+        args = Collections.unmodifiableMap(m);
+        return this;
+    }
+
+    /**
      * Pushes the op with a synchronous function: it completes when {@code fn} returns.
      *
      * @param fn the op's function
@@ -118,7 +186,11 @@ public final class OpBuilder {
      * @throws IllegalStateException as {@link Engine#pushSync}
      */
     public void run(SyncFn fn) {
-        engine.pushSync(fn, ctx, reads, writes, prop, priority, name);
+        if (args.isEmpty()) {
+            engine.pushSync(fn, ctx, reads, writes, prop, priority, name);
+        } else {
+            engine.pushSync(fn, ctx, reads, writes, prop, priority, name, args);
+        }
     }
 
     /**
@@ -130,6 +202,10 @@ public final class OpBuilder {
      * @throws IllegalStateException as {@link Engine#pushAsync}
      */
     public void runAsync(AsyncFn fn) {
-        engine.pushAsync(fn, ctx, reads, writes, prop, priority, name);
+        if (args.isEmpty()) {
+            engine.pushAsync(fn, ctx, reads, writes, prop, priority, name);
+        } else {
+            engine.pushAsync(fn, ctx, reads, writes, prop, priority, name, args);
+        }
     }
 }

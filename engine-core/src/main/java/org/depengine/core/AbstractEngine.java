@@ -2,6 +2,7 @@ package org.depengine.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -215,6 +216,26 @@ public abstract class AbstractEngine implements Engine, OpHost {
             throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
         }
         return bulks.open(size);
+    }
+
+    @Override
+    public final void pushAsync(AsyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                                FnProperty prop, int priority, String opName, Map<String, ?> args) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args);
+        bulks.flushAll(); // an op with arguments is not merged: the merged op could not keep them apart
+        submit(def, ctx, priority, true);
+    }
+
+    @Override
+    public final void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
+                               FnProperty prop, int priority, String opName, Map<String, ?> args) {
+        Objects.requireNonNull(fn, "fn");
+        Objects.requireNonNull(ctx, "ctx");
+        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args);
+        bulks.flushAll(); // an op with arguments is not merged: the merged op could not keep them apart
+        submit(def, ctx, priority, true);
     }
 
     @Override

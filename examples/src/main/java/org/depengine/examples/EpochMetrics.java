@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
+import org.depengine.api.OpBuilder;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.Device;
 import org.depengine.api.device.DeviceArray;
@@ -57,10 +58,9 @@ final class EpochMetrics {
         return FIELDS * rows;
     }
 
-    /** Pushes an op that zeroes this worker's entries (after the ops that read them). */
-    void pushClear(Engine engine) {
-        engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), zeros.duplicate(), local.buffer(), 0), host, List.of(),
-                List.of(local.var()), FnProperty.NORMAL, 0, "clear epoch metrics");
+    /** Pushes an op that zeroes this worker's entries (after the ops that read them); {@code op} names it. */
+    void pushClear(OpBuilder op) {
+        op.writes(local.var()).on(host).run(rc -> memcpy.hostToDevice(rc.stream(), zeros.duplicate(), local.buffer(), 0));
     }
 
     /**
@@ -103,11 +103,11 @@ final class EpochMetrics {
     /**
      * Pushes an op that reads {@code from} (this class's {@link #local} or {@link #all}), adds the
      * entries up in position order and hands the summary to {@code then}, inside the op (which also
-     * writes {@code progress}, so that reports come out in order).
+     * writes {@code progress}, so that reports come out in order). {@code op} gives its name and arguments.
      */
-    void pushSummary(Engine engine, DeviceArray from, VarHandle progress, String name, Consumer<Summary> then) {
+    void pushSummary(OpBuilder op, DeviceArray from, VarHandle progress, Consumer<Summary> then) {
         ByteBuffer copy = ByteBuffer.allocateDirect(4 * FIELDS * rows).order(ByteOrder.nativeOrder());
-        engine.pushSync(rc -> {
+        op.reads(from.var()).writes(progress).on(host).run(rc -> {
             memcpy.deviceToHost(rc.stream(), from.buffer(), 0, copy.duplicate());
             FloatBuffer e = copy.asFloatBuffer();
             double loss = 0;
@@ -121,6 +121,6 @@ final class EpochMetrics {
                 }
             }
             then.accept(new Summary(loss / seen, correct, seen));
-        }, host, List.of(from.var()), List.of(progress), FnProperty.NORMAL, 0, name);
+        });
     }
 }

@@ -4,11 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
-import java.util.List;
 import java.util.SplittableRandom;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
+import org.depengine.api.OpBuilder;
 import org.depengine.api.VarHandle;
 
 /**
@@ -35,9 +34,11 @@ final class HostData {
     /**
      * Pushes an op that writes {@code data} into these buffers in an order drawn from {@code seed}: an
      * epoch's shuffle. It runs once the copies reading the previous contents are done.
+     *
+     * @param op the op's name and arguments (e.g. its epoch)
      */
-    void pushShuffle(Engine engine, Context host, TrainingData data, long seed, String name) {
-        engine.pushSync(rc -> {
+    void pushShuffle(OpBuilder op, Context host, TrainingData data, long seed) {
+        op.writes(var).on(host).run(rc -> {
             int[] order = new int[data.rows];
             for (int i = 0; i < order.length; i++) {
                 order[i] = i;
@@ -56,7 +57,7 @@ final class HostData {
                 fx.put(i * f, data.x, order[i] * f, f);
                 iy.put(i, data.y[order[i]]);
             }
-        }, host, List.of(), List.of(var), FnProperty.NORMAL, 0, name);
+        });
     }
 
     /** The labels as ints; read only in ops that read {@link #var}. */

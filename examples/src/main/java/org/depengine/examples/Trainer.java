@@ -61,7 +61,7 @@ final class Trainer {
             kv.init(layer.weightKey(), layer.weights);
             kv.init(layer.biasKey(), layer.bias);
         }
-        metrics.pushClear(engine);
+        metrics.pushClear(engine.op("clear epoch metrics"));
         kv.init(METRICS, metrics.local);
         for (int layer = 1; layer <= 2; layer++) {
             pullLayer(layer);
@@ -75,7 +75,7 @@ final class Trainer {
         int batches = (data.rows + batch - 1) / batch;
         for (int e = 0; e < epochs; e++) {
             HostData src = epochData[e % 2];
-            src.pushShuffle(engine, metricsHost(), data, seed * 1_000_003L + e, "shuffle");
+            src.pushShuffle(engine.op("shuffle").arg("epoch", e + 1), metricsHost(), data, seed * 1_000_003L + e);
             for (int b = 0; b < batches; b++) {
                 int start = b * batch;
                 pushBatch(src, start, Math.min(batch, data.rows - start), true, totalDevices, firstDevice);
@@ -106,13 +106,13 @@ final class Trainer {
         }
         HostData all = new HostData(engine, "all data", data.rows, data.features);
         all.fill(data);
-        metrics.pushClear(engine);
+        metrics.pushClear(engine.op("clear evaluation metrics"));
         int batches = (data.rows + batch - 1) / batch;
         for (int b = 0; b < batches; b++) {
             int start = b * batch;
             pushBatch(all, start, Math.min(batch, data.rows - start), false, replicas.size(), 0);
         }
-        metrics.pushSummary(engine, metrics.local, progressVar, "evaluation", s -> lastAccuracy = s.accuracy());
+        metrics.pushSummary(engine.op("evaluation"), metrics.local, progressVar, s -> lastAccuracy = s.accuracy());
         engine.waitForVar(progressVar);
         return lastAccuracy;
     }
@@ -191,7 +191,7 @@ final class Trainer {
             from = metrics.all;
         }
         String overwrite = print && System.console() != null ? "\r" : "";
-        metrics.pushSummary(engine, from, progressVar, "epoch report", s -> {
+        metrics.pushSummary(engine.op("epoch report").arg("epoch", epoch), from, progressVar, s -> {
             long now = System.nanoTime();
             String ms = epochEnds.isEmpty() ? ""
                     : String.format(Locale.ROOT, "  %6.1f ms", (now - epochEnds.get(epochEnds.size() - 1)) / 1e6);
@@ -201,7 +201,7 @@ final class Trainer {
                         overwrite, epoch, epochs, bar(1, 1), s.meanLoss(), 100.0 * s.accuracy(), ms);
             }
         });
-        metrics.pushClear(engine);
+        metrics.pushClear(engine.op("clear epoch metrics").arg("epoch", epoch));
     }
 
     String rowsPerDeviceText() {

@@ -96,8 +96,28 @@ class MultiDeviceTrainingTest {
             }
         }
         for (String op : List.of("load batch", "fc1 forward", "fc2 forward", "loss and gradient", "fc2 backward",
-                "fc1 backward", "metrics", "epoch report")) {
+                "fc1 backward", "metrics", "epoch report", "shuffle")) {
             assertTrue(names.contains(op), "no '" + op + "' in the trace; names: " + names);
+        }
+        // Per-epoch ops share one name and carry their epoch as an argument: 1, 2, ... once each.
+        for (String op : List.of("shuffle", "epoch report")) {
+            List<Object> epochs = new ArrayList<>();
+            for (Object e : (List<Object>) json.get("traceEvents")) {
+                Map<String, Object> ev = (Map<String, Object>) e;
+                if (op.equals(ev.get("name")) && "X".equals(ev.get("ph")) && !"op,device".equals(ev.get("cat"))) {
+                    epochs.add(((Map<String, Object>) ev.get("args")).get("epoch"));
+                }
+            }
+            assertTrue(!epochs.isEmpty(), "no '" + op + "' op event");
+            assertEquals(epochs.size(), new HashSet<>(epochs).size(), "one '" + op + "' per epoch: " + epochs);
+            double dropped = (Double) ((Map<String, Object>) json.get("otherData")).get("droppedRecords");
+            if (dropped == 0) { // a full trace has every epoch; with dropped records only the latest window
+                List<Object> expected = new ArrayList<>();
+                for (int k = 1; k <= epochs.size(); k++) {
+                    expected.add((double) k);
+                }
+                assertEquals(expected, epochs.stream().sorted().toList(), "the epochs of '" + op + "'");
+            }
         }
         // The KVStore's ops: device-to-host copies and the sum of the gradients, the store's update, the copies back.
         for (String prefix : List.of("kvstore push fc1.w round 1: copy", "kvstore push fc2.b round 1: sum 2 values",

@@ -65,12 +65,20 @@ final class HtmlWriter {
                 j.name("dts").thousandths(o.deviceStart - m.origin);
                 j.name("ddur").thousandths(o.deviceTime());
             }
-            j.field("prop", Profiler.propertyName(o.property)).field("prio", o.priority).field("outcome", Profiler.outcomeName(o.outcome));
+            j.field("prop", Rec.propertyName(o.property)).field("prio", o.priority).field("outcome", Rec.outcomeName(o.outcome));
             j.name("wait").thousandths(o.queueWait() < 0 ? -1000 : o.queueWait());
             j.name("reads");
             TraceWriter.names(j, o.reads, o.totalReads);
             j.name("writes");
             TraceWriter.names(j, o.writes, o.totalWrites);
+            if (!o.args.isEmpty()) {
+                j.name("args").beginObject();
+                for (Map.Entry<String, Object> a : o.args.entrySet()) {
+                    j.name(a.getKey());
+                    TraceWriter.argValue(j, a.getValue());
+                }
+                j.endObject();
+            }
             j.endObject();
         }
         j.endArray();
@@ -184,7 +192,8 @@ final class HtmlWriter {
              if(r.ruler){ruler=lane;lane.id='ruler';}
              labels.appendChild(lab);canvas.appendChild(lane);laneDivs.push(lane);});
             var detail=document.getElementById('detail');
-            function describe(o){return o.name+'  #'+o.id+'  '+o.prop+' prio '+o.prio+'  '+o.outcome+'  start '+fmt(o.ts)
+            function argText(o){return o.args?'  '+Object.keys(o.args).map(function(k){return k+'='+o.args[k];}).join(' '):'';}
+            function describe(o){return o.name+argText(o)+'  #'+o.id+'  '+o.prop+' prio '+o.prio+'  '+o.outcome+'  start '+fmt(o.ts)
              +'  host '+fmt(o.dur)+(o.dlane!==undefined?'  device '+fmt(o.ddur):'')
              +(o.wait>=0?'  wait '+fmt(o.wait):'')+'  reads ['+o.reads.join(', ')+']  writes ['+o.writes.join(', ')+']';}
             // the arrows into and out of each op; only the focused op's are drawn

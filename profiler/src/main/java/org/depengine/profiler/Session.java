@@ -16,6 +16,9 @@ final class Session {
     final int maxRings;
     final Interner<String> opNames;
     final Interner<String> varNames;
+    /** Argument keys, and text argument values. */
+    final Interner<String> argKeys;
+    final Interner<String> argTexts;
     final Interner<Context> contexts;
     final StreamTable streams;
     /** Records of threads that got no ring (too many threads) or of rings evicted to make room. */
@@ -31,6 +34,8 @@ final class Session {
         this.maxRings = maxRings;
         this.opNames = new Interner<>(maxNames);
         this.varNames = new Interner<>(maxVarNames);
+        this.argKeys = new Interner<>(1024);
+        this.argTexts = new Interner<>(maxNames);
         this.contexts = new Interner<>(4096);
         this.streams = new StreamTable(4096);
         this.refused = new Ring(-1, this, Thread.currentThread(), 1);

@@ -43,6 +43,8 @@ final class TraceModel {
         String[] writes = new String[0];
         int totalReads;
         int totalWrites;
+        /** Argument names and values (Long, Double, Boolean or String), in the order given; empty for none. */
+        Map<String, Object> args = Map.of();
         boolean hasInfo;
 
         boolean isDevice() {
@@ -227,6 +229,7 @@ final class TraceModel {
         o.outcome = (int) ((w1 >>> 8) & 0xF);
         o.property = (int) ((w1 >>> 12) & 0xFF);
         o.profiling = ((w1 >>> 20) & 1) != 0;
+        int ka = (int) ((w1 >>> 21) & Rec.MAX_ARGS);
         int ctxId = Rec.hi(w1);
         o.pid = ctxId;
         o.context = s.contexts.key(ctxId);
@@ -262,7 +265,35 @@ final class TraceModel {
         }
         o.reads = java.util.Arrays.copyOfRange(vars, 0, Math.min(kr, k));
         o.writes = java.util.Arrays.copyOfRange(vars, Math.min(kr, k), k);
+        int first = j + 1 + records;
+        if (ka > 0) {
+            Map<String, Object> args = new LinkedHashMap<>();
+            for (int q = 0; q < ka; q++) {
+                int at = first + q;
+                if (at >= n || idx[at] != idx[j] + 1 + records + q || Rec.kind(w[at * 3]) != Rec.ARGS) {
+                    return at; // an ARGS record was recycled: incomplete
+                }
+                long a1 = w[at * 3];
+                String key = s.argKeys.key(Rec.hi(a1));
+                args.put(key == null ? "(other)" : key, argValue(s, (int) ((a1 >>> 8) & 0xFF), w[at * 3 + 1]));
+            }
+            o.args = args;
+        }
         o.hasInfo = true;
-        return j + 1 + records;
+        return first + ka;
+    }
+
+    private static Object argValue(Session s, int type, long bits) {
+        switch (type) {
+            case Rec.ARG_LONG:
+                return bits;
+            case Rec.ARG_DOUBLE:
+                return Double.longBitsToDouble(bits);
+            case Rec.ARG_BOOLEAN:
+                return bits != 0;
+            default:
+                String text = s.argTexts.key((int) bits);
+                return text == null ? "(other)" : text;
+        }
     }
 }

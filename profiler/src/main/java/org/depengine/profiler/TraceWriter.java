@@ -3,6 +3,7 @@ package org.depengine.profiler;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Writes a {@link TraceModel} as Chrome trace-event JSON (the "JSON Object Format" that Perfetto and
@@ -15,9 +16,15 @@ import java.util.Map;
  * ran it; a device op (launched != finished) has a second one, cat "device", on its stream's lane from
  * where the stream could start it to where it was done. Each dependency arrow is a flow: ph "s" inside
  * the producer's last slice, ph "f" with bp "e" at the consumer's start, with a shared id. Times are
- * microseconds from the earliest recorded time, with nanosecond decimals.
+ * microseconds from the earliest recorded time, with nanosecond decimals. An op's own arguments
+ * (OpBuilder.arg) are fields of the host event's args next to the profiler's; one whose key the
+ * profiler uses itself is written as "arg_" + key.
  */
 final class TraceWriter {
+    /** The keys of an op event's args that the profiler writes itself. */
+    private static final Set<String> OWN_KEYS = Set.of("op", "id", "property", "priority", "outcome", "profiling",
+            "reads", "writes", "queue_wait_us", "run_us", "host_us", "device_us", "stream");
+
     private TraceWriter() {
     }
 
@@ -43,8 +50,8 @@ final class TraceWriter {
             j.name("dur").thousandths(o.hostTime());
             j.field("pid", o.pid).field("tid", o.hostTid);
             j.name("args").beginObject();
-            j.field("op", o.name).field("id", o.id).field("property", Profiler.propertyName(o.property))
-                    .field("priority", o.priority).field("outcome", Profiler.outcomeName(o.outcome));
+            j.field("op", o.name).field("id", o.id).field("property", Rec.propertyName(o.property))
+                    .field("priority", o.priority).field("outcome", Rec.outcomeName(o.outcome));
             j.name("profiling").value(o.profiling);
             j.name("reads");
             names(j, o.reads, o.totalReads);
@@ -60,6 +67,10 @@ final class TraceWriter {
             }
             if (o.streamName != null) {
                 j.field("stream", o.streamName);
+            }
+            for (Map.Entry<String, Object> a : o.args.entrySet()) {
+                j.name(OWN_KEYS.contains(a.getKey()) ? "arg_" + a.getKey() : a.getKey());
+                argValue(j, a.getValue());
             }
             j.endObject();
             j.endObject();
@@ -108,6 +119,19 @@ final class TraceWriter {
     private static void meta(JsonWriter j, String name, int pid, int tid, String key, String value) throws IOException {
         j.beginObject().field("name", name).field("ph", "M").field("pid", pid).field("tid", tid)
                 .name("args").beginObject().field(key, value).endObject().endObject();
+    }
+
+    /** An argument's value as a JSON number, boolean or string. */
+    static void argValue(JsonWriter j, Object v) throws IOException {
+        if (v instanceof Long) {
+            j.value((long) (Long) v);
+        } else if (v instanceof Double) {
+            j.value((double) (Double) v);
+        } else if (v instanceof Boolean) {
+            j.value((boolean) (Boolean) v);
+        } else {
+            j.value(String.valueOf(v));
+        }
     }
 
     static void names(JsonWriter j, String[] names, int total) throws IOException {

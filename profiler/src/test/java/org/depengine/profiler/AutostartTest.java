@@ -42,13 +42,13 @@ class AutostartTest {
         System.setProperty(Profiler.HTML_FILE_PROPERTY, dir.resolve("auto.html").toString());
         Fakes.ListenerSink sink = new Fakes.ListenerSink("e");
         Profiler p = Profiler.autostart(sink.engine).orElseThrow();
-        assertEquals(List.of(p), sink.listeners);
+        assertEquals(List.of(p.listener()), sink.listeners);
         assertEquals(Profiler.Mode.FLAGGED, p.mode());
         assertEquals(Profiler.State.RUNNING, p.state());
-        Fakes.run(p, new FakeOp(1, "flagged"), 0, 1, -1, 2);
+        Fakes.run(p.listener(), new FakeOp(1, "flagged"), 0, 1, -1, 2);
         FakeOp not = new FakeOp(2, "not");
         not.profiling = false;
-        Fakes.run(p, not, 2, 3, -1, 4);
+        Fakes.run(p.listener(), not, 2, 3, -1, 4);
 
         Fakes.ListenerSink sink2 = new Fakes.ListenerSink("e2");
         Profiler p2 = Profiler.autostart(sink2.engine).orElseThrow();

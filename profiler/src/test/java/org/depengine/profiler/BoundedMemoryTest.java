@@ -36,9 +36,9 @@ class BoundedMemoryTest {
                 for (long i = base; i < OPS; i += threads) {
                     op.id = i;
                     long t0 = i * 10;
-                    p.ready(op, t0);
-                    p.started(op, t0 + 1);
-                    p.finished(op, t0 + 5);
+                    p.listener().ready(op, t0);
+                    p.listener().started(op, t0 + 1);
+                    p.listener().finished(op, t0 + 5);
                 }
                 done.countDown();
             }, "recorder-" + k);

@@ -19,6 +19,8 @@ import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Profiles a real DAG pushed through real engines (ops on cpu:0). */
@@ -108,6 +110,45 @@ class EngineIntegrationTest {
             assertTrue(t.hostOps().stream().allMatch(ev -> t.laneOf(ev).equals(lane)), "one lane: the pusher");
             assertEquals("cpu:0/" + Thread.currentThread().getName(), lane);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"naive", "pooled"})
+    void opArgumentsReachTheTraceAndClosingTheEngineWritesTheFinalFiles(String engine) throws Exception {
+        Path file = dir.resolve(engine + "-closed.json");
+        Path html = dir.resolve(engine + "-closed.html");
+        Profiler p;
+        try (Engine e = Engine.create(engine)) {
+            p = Profiler.builder().file(file).htmlFile(html).jfr(false).build().start(e);
+            VarHandle data = e.newVariable("data");
+            for (int epoch = 1; epoch <= 2; epoch++) {
+                e.op("shuffle").arg("epoch", epoch).arg("phase", "train").writes(data).run(c -> spin(1_000));
+            }
+            e.op("plain").reads(data).run(c -> spin(1_000));
+            IllegalArgumentException bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> e.pushSync(c -> { }, Context.cpu(), List.of(), List.of(data), FnProperty.NORMAL, 0, "bad",
+                            Map.of("when", new Object())));
+            assertTrue(bad.getMessage().contains("'when'") && bad.getMessage().contains("'bad'"), bad.getMessage());
+            // no stop(): the engine's close is what stops the profiler and writes both files
+        }
+        assertEquals(Profiler.State.STOPPED, p.state(), "closing its engine stopped the profiler");
+        TraceView t = TraceView.read(file);
+        List<Double> epochs = new ArrayList<>();
+        for (Map<String, Object> ev : t.hostOps()) {
+            Map<String, Object> args = obj(ev.get("args"));
+            if ("shuffle".equals(ev.get("name"))) {
+                epochs.add((Double) args.get("epoch"));
+                assertEquals("train", args.get("phase"));
+            } else {
+                assertTrue(!args.containsKey("epoch"), "an op without arguments has none: " + args);
+            }
+        }
+        assertEquals(List.of(1.0, 2.0), epochs, "one host event per epoch, each with its own argument");
+        AggregateStats s = p.stats();
+        assertEquals(2, s.row("shuffle").orElseThrow().count(), "statistics group by name, not by arguments");
+        assertEquals(2, s.rows().size());
+        String page = java.nio.file.Files.readString(html);
+        assertTrue(page.contains("\"args\":{\"epoch\":1,\"phase\":\"train\"}"), "the timeline carries the arguments");
     }
 
     private static void spin(long nanos) {

@@ -1,18 +1,16 @@
 package org.depengine.profiler;
 
 import java.lang.reflect.Proxy;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.Device;
-import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
-import org.depengine.api.device.StreamKind;
-import org.depengine.api.device.StreamPolicy;
+import org.depengine.api.device.SynchronousDevice;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 
@@ -48,6 +46,7 @@ final class Fakes {
         Stream stream;
         Outcome outcome;
         Throwable failure;
+        Map<String, Object> args = Map.of();
 
         FakeOp(long id, String name) {
             this.id = id;
@@ -118,6 +117,11 @@ final class Fakes {
         public Throwable failure() {
             return failure;
         }
+
+        @Override
+        public Map<String, Object> args() {
+            return args;
+        }
     }
 
     /** Runs an op's whole life on the calling thread: ready, started, [launched,] finished. */
@@ -144,94 +148,15 @@ final class Fakes {
         }
     }
 
-    static final class FakeDevice implements Device {
-        final Context ctx;
-
-        FakeDevice(Context ctx) {
-            this.ctx = ctx;
-        }
-
-        @Override
-        public Context context() {
-            return ctx;
-        }
-
-        @Override
-        public String description() {
-            return "fake " + ctx;
-        }
-
-        @Override
-        public Stream createStream(StreamKind kind) {
-            return new FakeStream(this, kind);
-        }
-
-        @Override
-        public StreamPolicy policy(StreamKind kind) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean supportsStreamWait() {
-            return true;
-        }
-    }
-
-    static final class FakeStream implements Stream {
-        final Device device;
-        final StreamKind kind;
-
-        FakeStream(Device device, StreamKind kind) {
-            this.device = device;
-            this.kind = kind;
-        }
-
-        @Override
-        public Device device() {
-            return device;
-        }
-
-        @Override
-        public StreamKind kind() {
-            return kind;
-        }
-
-        @Override
-        public void bindToCurrentThread() {
-        }
-
-        @Override
-        public Event record() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void waitFor(Event event) {
-        }
-
-        @Override
-        public void onComplete(Runnable callback) {
-            callback.run();
-        }
-
-        @Override
-        public void synchronize() {
-        }
-
-        @Override
-        public Throwable takeAsyncError() {
-            return null;
-        }
-
-        @Override
-        public void close() {
-        }
+    /** A device of {@code ctx} built on the API's synchronous skeleton: its streams are real {@code SynchronousStream}s. */
+    static Device device(Context ctx) {
+        return new SynchronousDevice(ctx, "fake " + ctx) {
+        };
     }
 
     /** An Engine that only keeps its listeners (every other method throws). */
     static final class ListenerSink {
         final List<OpListener> listeners = new CopyOnWriteArrayList<>();
-        final List<String> calls = new ArrayList<>();
         final Engine engine;
 
         ListenerSink(String name) {

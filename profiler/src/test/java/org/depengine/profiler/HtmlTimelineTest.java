@@ -35,13 +35,16 @@ class HtmlTimelineTest {
             FakeOp prev = null;
             for (int i = 0; i < n; i++) {
                 FakeOp op = new FakeOp(i, i % 5 == 4 ? "</script><b>x</b>" : "step" + (i % 4)).writes(v);
+                if (i % 4 == 0) {
+                    op.args = java.util.Map.of("epoch", (long) i); // shown in the bar's tooltip, not in its name
+                }
                 final FakeOp before = prev;
                 long t = i * 1_000L;
                 w.on("worker-" + (i % 3), () -> {
                     if (before != null) {
-                        p.released(before, op);
+                        p.listener().released(before, op);
                     }
-                    Fakes.run(p, op, t, t + 100, -1, t + 900);
+                    Fakes.run(p.listener(), op, t, t + 100, -1, t + 900);
                 });
                 prev = op;
             }
@@ -90,6 +93,7 @@ class HtmlTimelineTest {
         assertRenderedWithoutScriptErrors(pinned);
         assertEquals(2, count(pinned, "class=\"dep-arrow\""), "the pinned op's arrows only");
         assertTrue(dom.contains("data-name=\"step0\""));
+        assertTrue(dom.contains("title=\"step0  epoch=0  #0 "), "an op's arguments are in its tooltip");
         assertTrue(dom.contains("worker-0") && dom.contains("worker-2"), "a lane per thread");
 
         Path png = dir.resolve("shot.png");

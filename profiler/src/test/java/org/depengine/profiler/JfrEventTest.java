@@ -27,26 +27,26 @@ class JfrEventTest {
         Profiler p = Profiler.builder().build();
         p.start(new Fakes.ListenerSink("e").engine);
         // not recorded by JFR: no recording is running yet
-        Fakes.run(p, new FakeOp(100, "beforeRecording"), 0, 1, -1, 2);
+        Fakes.run(p.listener(), new FakeOp(100, "beforeRecording"), 0, 1, -1, 2);
         Path file = dir.resolve("ops.jfr");
         try (Recording r = new Recording()) {
             r.enable(OpEvent.NAME);
             r.start();
             FakeOp host = new FakeOp(1, "hostOp");
-            Fakes.run(p, host, 1_000, 1_250, -1, 2_250);
+            Fakes.run(p.listener(), host, 1_000, 1_250, -1, 2_250);
             FakeOp dev = new FakeOp(2, "kernel");
             dev.context = Context.of("gpu", 1);
-            dev.stream = new Fakes.FakeDevice(dev.context).createStream(StreamKind.COMPUTE);
+            dev.stream = Fakes.device(dev.context).createStream(StreamKind.COMPUTE);
             try (Workers w = new Workers()) {
                 // the finish comes from another thread than the start, as with device callbacks
                 w.on("worker", () -> {
-                    p.ready(dev, 3_000);
-                    p.started(dev, 3_100);
-                    p.launched(dev, 3_300);
+                    p.listener().ready(dev, 3_000);
+                    p.listener().started(dev, 3_100);
+                    p.listener().launched(dev, 3_300);
                 });
                 w.on("callback", () -> {
                     dev.outcome = OpInfo.Outcome.DONE;
-                    p.finished(dev, 4_300);
+                    p.listener().finished(dev, 4_300);
                 });
             }
             r.stop();
@@ -87,7 +87,7 @@ class JfrEventTest {
         try (Recording r = new Recording()) {
             r.enable(OpEvent.NAME);
             r.start();
-            Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
+            Fakes.run(p.listener(), new FakeOp(1, "x"), 0, 1, -1, 2);
             r.stop();
             r.dump(file);
         }

@@ -40,12 +40,12 @@ class PeriodicDumpTest {
             while (!stop.get()) {
                 FakeOp op = new FakeOp(id, "op" + (id % 7)).writes(v);
                 long t = System.nanoTime();
-                p.ready(op, t);
-                p.started(op, t + 10);
+                p.listener().ready(op, t);
+                p.listener().started(op, t + 10);
                 op.outcome = OpInfo.Outcome.DONE;
-                p.finished(op, t + 100);
+                p.listener().finished(op, t + 100);
                 if (prev != null) {
-                    p.released(prev, op);
+                    p.listener().released(prev, op);
                 }
                 prev = op;
                 id++;
@@ -97,7 +97,7 @@ class PeriodicDumpTest {
     void aFailedDumpLeavesThePreviousFile() throws IOException {
         Profiler p = Profiler.builder().build();
         p.start(new Fakes.ListenerSink("e").engine);
-        Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
+        Fakes.run(p.listener(), new FakeOp(1, "x"), 0, 1, -1, 2);
         Path first = dir.resolve("t.json");
         p.dump(first);
         // A name of 250 bytes is a valid file, but the dump's temporary sibling (the name plus a suffix)
@@ -105,7 +105,7 @@ class PeriodicDumpTest {
         Path file = dir.resolve("t".repeat(245) + ".json");
         Files.copy(first, file);
         String before = Files.readString(file);
-        Fakes.run(p, new FakeOp(2, "y"), 3, 4, -1, 5);
+        Fakes.run(p.listener(), new FakeOp(2, "y"), 3, 4, -1, 5);
         assertThrows(IOException.class, () -> p.dump(file), "the dump did not fail");
         assertEquals(before, Files.readString(file), "a failed dump changed the previous file");
         try (Stream<Path> left = Files.list(dir)) {

@@ -49,33 +49,33 @@ class ProfilerTraceTest {
         dev.context = Context.of("fake", 0);
         dev.property = FnProperty.DEVICE_PRIORITIZED;
         dev.priority = 7;
-        dev.stream = new Fakes.FakeDevice(dev.context).createStream(StreamKind.COMPUTE);
+        dev.stream = Fakes.device(dev.context).createStream(StreamKind.COMPUTE);
         try (Workers t = new Workers()) {
             t.on("worker-1", () -> {
-                Fakes.run(p, w, 1_000, 1_100, -1, 2_000);
-                p.released(w, r1);
-                p.released(w, r2);
-                p.ready(r1, 2_000);
+                Fakes.run(p.listener(), w, 1_000, 1_100, -1, 2_000);
+                p.listener().released(w, r1);
+                p.listener().released(w, r2);
+                p.listener().ready(r1, 2_000);
             });
-            t.on("worker-2", () -> p.ready(r2, 2_000));
+            t.on("worker-2", () -> p.listener().ready(r2, 2_000));
             t.on("worker-2", () -> {
-                p.started(r2, 2_200);
+                p.listener().started(r2, 2_200);
                 r2.outcome = OpInfo.Outcome.DONE;
-                p.finished(r2, 3_900);
-                p.released(r2, dev);
+                p.listener().finished(r2, 3_900);
+                p.listener().released(r2, dev);
             });
             t.on("worker-1", () -> {
-                p.started(r1, 2_100);
+                p.listener().started(r1, 2_100);
                 r1.outcome = OpInfo.Outcome.DONE;
-                p.finished(r1, 4_000);
-                p.released(r1, dev);
-                p.ready(dev, 4_000);
-                p.started(dev, 4_100);
-                p.launched(dev, 4_500);
+                p.listener().finished(r1, 4_000);
+                p.listener().released(r1, dev);
+                p.listener().ready(dev, 4_000);
+                p.listener().started(dev, 4_100);
+                p.listener().launched(dev, 4_500);
             });
             t.on("device-callback", () -> {
                 dev.outcome = OpInfo.Outcome.DONE;
-                p.finished(dev, 9_000);
+                p.listener().finished(dev, 9_000);
             });
         }
         p.stop();
@@ -188,6 +188,43 @@ class ProfilerTraceTest {
     }
 
     @Test
+    void argumentsOfEveryTypeAreInTheEventArgsAndAtMostSevenAreKept() throws Exception {
+        Profiler p = Profiler.builder().jfr(false).build();
+        p.start(new Fakes.ListenerSink("e").engine);
+        FakeOp typed = new FakeOp(1, "step");
+        Map<String, Object> args = new java.util.LinkedHashMap<>();
+        args.put("epoch", 3L);
+        args.put("lr", 0.25);
+        args.put("warm", true);
+        args.put("phase", "eval");
+        args.put("id", 42L); // the profiler's own key: written as arg_id
+        typed.args = args;
+        FakeOp many = new FakeOp(2, "step");
+        Map<String, Object> nine = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 9; i++) {
+            nine.put("k" + i, (long) i);
+        }
+        many.args = nine;
+        Fakes.run(p.listener(), typed, 0, 10, -1, 20);
+        Fakes.run(p.listener(), many, 20, 30, -1, 40);
+        p.stop();
+        StringWriter sw = new StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        Map<String, Object> a1 = obj(t.hostOps().get(0).get("args"));
+        assertEquals(3.0, a1.get("epoch"));
+        assertEquals(0.25, a1.get("lr"));
+        assertEquals(Boolean.TRUE, a1.get("warm"));
+        assertEquals("eval", a1.get("phase"));
+        assertEquals(42.0, a1.get("arg_id"));
+        assertEquals(1.0, a1.get("id"), "the op id stays the profiler's");
+        Map<String, Object> a2 = obj(t.hostOps().get(1).get("args"));
+        assertTrue(a2.containsKey("k6") && !a2.containsKey("k7"), "the first seven are kept: " + a2);
+        assertEquals(2, p.stats().row("step").orElseThrow().count());
+        assertEquals(0, p.droppedRecords());
+    }
+
+    @Test
     void flaggedModeRecordsOnlyFlaggedOps() throws Exception {
         Profiler p = Profiler.builder().mode(Profiler.Mode.FLAGGED).build();
         p.start(new Fakes.ListenerSink("e").engine);
@@ -195,11 +232,11 @@ class ProfilerTraceTest {
         FakeOp b = new FakeOp(2, "unflagged");
         b.profiling = false;
         FakeOp c = new FakeOp(3, "flagged2");
-        Fakes.run(p, a, 10, 20, -1, 30);
-        Fakes.run(p, b, 30, 40, -1, 50);
-        p.released(a, b);
-        p.released(a, c);
-        Fakes.run(p, c, 50, 60, -1, 70);
+        Fakes.run(p.listener(), a, 10, 20, -1, 30);
+        Fakes.run(p.listener(), b, 30, 40, -1, 50);
+        p.listener().released(a, b);
+        p.listener().released(a, c);
+        Fakes.run(p.listener(), c, 50, 60, -1, 70);
         p.stop();
         StringWriter sw = new StringWriter();
         p.writeTrace(sw);
@@ -213,32 +250,32 @@ class ProfilerTraceTest {
         Profiler p = Profiler.builder().build();
         Fakes.ListenerSink sink = new Fakes.ListenerSink("e");
         p.start(sink.engine);
-        assertEquals(List.of(p), sink.listeners);
+        assertEquals(List.of(p.listener()), sink.listeners);
         FakeOp before = new FakeOp(1, "before");
         FakeOp paused = new FakeOp(2, "paused");
         FakeOp spanning = new FakeOp(3, "spanning");
         FakeOp after = new FakeOp(4, "after");
-        Fakes.run(p, before, 0, 10, -1, 20);
-        p.ready(spanning, 20);
-        p.started(spanning, 25);
+        Fakes.run(p.listener(), before, 0, 10, -1, 20);
+        p.listener().ready(spanning, 20);
+        p.listener().started(spanning, 25);
         p.pause();
         assertEquals(Profiler.State.PAUSED, p.state());
         assertFalse(p.isRecording());
-        Fakes.run(p, paused, 30, 40, -1, 50);
-        p.released(before, paused);
+        Fakes.run(p.listener(), paused, 30, 40, -1, 50);
+        p.listener().released(before, paused);
         p.resume();
         assertTrue(p.isRecording());
         spanning.outcome = OpInfo.Outcome.DONE;
-        p.finished(spanning, 60); // its finish is recorded, its start is: still complete
+        p.listener().finished(spanning, 60); // its finish is recorded, its start is: still complete
         p.pause();
         FakeOp startedPaused = new FakeOp(5, "startedPaused");
-        p.ready(startedPaused, 61);
-        p.started(startedPaused, 62);
+        p.listener().ready(startedPaused, 61);
+        p.listener().started(startedPaused, 62);
         p.resume();
         startedPaused.outcome = OpInfo.Outcome.DONE;
-        p.finished(startedPaused, 63); // its start was not recorded: left out, counted incomplete
-        Fakes.run(p, after, 70, 80, -1, 90);
-        p.released(spanning, after);
+        p.listener().finished(startedPaused, 63); // its start was not recorded: left out, counted incomplete
+        Fakes.run(p.listener(), after, 70, 80, -1, 90);
+        p.listener().released(spanning, after);
         p.stop();
         assertEquals(Profiler.State.STOPPED, p.state());
         assertTrue(sink.listeners.isEmpty(), "stop removes the listener");
@@ -250,7 +287,7 @@ class ProfilerTraceTest {
         assertEquals(1.0, t.otherData().get("incompleteOps"));
         assertEquals(1, p.stats().incompleteOps());
         // events after stop are not recorded
-        Fakes.run(p, new FakeOp(9, "afterStop"), 100, 110, -1, 120);
+        Fakes.run(p.listener(), new FakeOp(9, "afterStop"), 100, 110, -1, 120);
         assertEquals(3, p.stats().opCount());
     }
 
@@ -263,7 +300,7 @@ class ProfilerTraceTest {
         Fakes.ListenerSink e1 = new Fakes.ListenerSink("one");
         p.start(e1.engine);
         assertThrows(IllegalStateException.class, () -> p.start(e1.engine));
-        Fakes.run(p, new FakeOp(1, "x"), 0, 1, -1, 2);
+        Fakes.run(p.listener(), new FakeOp(1, "x"), 0, 1, -1, 2);
         p.stop();
         p.stop(); // idempotent
         p.start(e1.engine); // same engine: keeps what it had
@@ -282,16 +319,16 @@ class ProfilerTraceTest {
         p.start(new Fakes.ListenerSink("e").engine);
         FakeOp k1 = new FakeOp(1, "k1");
         FakeOp k2 = new FakeOp(2, "k2");
-        k1.stream = k2.stream = new Fakes.FakeDevice(Context.of("gpu", 0)).createStream(StreamKind.COMPUTE);
+        k1.stream = k2.stream = Fakes.device(Context.of("gpu", 0)).createStream(StreamKind.COMPUTE);
         k1.context = k2.context = Context.of("gpu", 0);
         // k2 is launched while k1's device work still runs: in-order, it can start only at 500
-        p.started(k1, 0);
-        p.launched(k1, 100);
-        p.started(k2, 110);
-        p.launched(k2, 200);
+        p.listener().started(k1, 0);
+        p.listener().launched(k1, 100);
+        p.listener().started(k2, 110);
+        p.listener().launched(k2, 200);
         k1.outcome = k2.outcome = OpInfo.Outcome.DONE;
-        p.finished(k1, 500);
-        p.finished(k2, 800);
+        p.listener().finished(k1, 500);
+        p.listener().finished(k2, 800);
         p.stop();
         StringWriter sw = new StringWriter();
         p.writeTrace(sw);
@@ -318,7 +355,7 @@ class ProfilerTraceTest {
             many[i] = Fakes.var("v\"" + i + "\n");
         }
         FakeOp op = new FakeOp(1, "we\"ird</script>\\\u0001\u2028\ud800name").reads(many);
-        Fakes.run(p, op, 0, 1, -1, 2);
+        Fakes.run(p.listener(), op, 0, 1, -1, 2);
         p.stop();
         StringWriter sw = new StringWriter();
         p.writeTrace(sw);

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.depengine.profiler.Fakes.FakeOp;
 import org.junit.jupiter.api.Test;
@@ -81,31 +83,34 @@ class RingTest {
     void threadsBeyondMaxThreadsReuseDeadRingsOrAreCounted() throws Exception {
         Profiler p = Profiler.builder().maxThreads(1).jfr(false).build();
         p.start(new Fakes.ListenerSink("e").engine);
-        Fakes.onThread("first", () -> Fakes.run(p, new FakeOp(1, "a"), 0, 1, -1, 2));
+        Fakes.onThread("first", () -> Fakes.run(p.listener(), new FakeOp(1, "a"), 0, 1, -1, 2));
         // "first" has died: its ring is evicted for "second", its records counted as dropped
-        Fakes.onThread("second", () -> Fakes.run(p, new FakeOp(2, "b"), 3, 4, -1, 5));
+        Fakes.onThread("second", () -> Fakes.run(p.listener(), new FakeOp(2, "b"), 3, 4, -1, 5));
         assertEquals(4, p.droppedRecords(), "first's READY, STARTED, FINISHED and INFO (no variables)");
         assertEquals(1, p.stats().opCount());
         // a live ring is never evicted: this thread is refused and its records are counted
+        CountDownLatch recorded = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
         Thread keeper = new Thread(() -> {
-            Fakes.run(p, new FakeOp(3, "c"), 6, 7, -1, 8);
-            synchronized (this) {
-                try {
-                    wait(); // keep the ring's thread alive until interrupted
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            Fakes.run(p.listener(), new FakeOp(3, "c"), 6, 7, -1, 8);
+            recorded.countDown();
+            try {
+                done.await(); // keeps the ring's thread alive, so its ring cannot be evicted
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }, "keeper");
         keeper.start();
-        while (!p.stats().row("c").isPresent()) {
-            Thread.onSpinWait(); // wait until keeper's op is recorded (its ring replaced second's)
+        try {
+            assertTrue(recorded.await(30, TimeUnit.SECONDS), "keeper recorded its op");
+            assertTrue(p.stats().row("c").isPresent(), "keeper's op is recorded (its ring replaced second's)");
+            Fakes.run(p.listener(), new FakeOp(4, "d"), 9, 10, -1, 11);
+            assertEquals(4 + 4 + 4, p.droppedRecords(), "first's, second's (evicted) and this thread's (refused)");
+            assertEquals(java.util.List.of("c"), p.stats().rows().stream().map(AggregateStats.Row::name).toList());
+        } finally {
+            done.countDown();
+            keeper.join();
         }
-        Fakes.run(p, new FakeOp(4, "d"), 9, 10, -1, 11);
-        assertEquals(4 + 4 + 4, p.droppedRecords(), "first's, second's (evicted) and this thread's (refused)");
-        assertEquals(java.util.List.of("c"), p.stats().rows().stream().map(AggregateStats.Row::name).toList());
-        keeper.interrupt();
-        keeper.join();
         p.stop();
     }
 

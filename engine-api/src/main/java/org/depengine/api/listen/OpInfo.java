@@ -1,6 +1,7 @@
 package org.depengine.api.listen;
 
 import java.util.List;
+import java.util.Map;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
@@ -66,6 +67,17 @@ public interface OpInfo {
      * @return the {@code profiling} flag
      */
     boolean profiling();
+
+    /**
+     * The arguments this run of the op was pushed with ({@link org.depengine.api.OpBuilder#arg(String, long)}),
+     * in the order given: each value a {@link Long}, {@link Double}, {@link Boolean} or {@link String}.
+     * Unmodifiable; empty (and allocated for no op) when none were given. The default is empty.
+     *
+     * @return the op's arguments, in the order given
+     */
+    default Map<String, Object> args() {
+        return Map.of();
+    }
 
     /**
      * The stream it runs on, once started; null before, and for ops run without a stream.

@@ -3,6 +3,7 @@ package org.depengine.core.tracker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import org.depengine.api.CallbackOnComplete;
@@ -466,6 +467,11 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     @Override
     public boolean profiling() {
         return profiling;
+    }
+
+    @Override
+    public Map<String, Object> args() {
+        return def.args();
     }
 
     @Override

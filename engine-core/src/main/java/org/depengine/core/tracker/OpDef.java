@@ -2,7 +2,10 @@ package org.depengine.core.tracker;
 
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
@@ -12,7 +15,8 @@ import org.depengine.api.VarHandle;
 /**
  * What an op does: its function, its validated and de-duplicated variables, its property. A
  * definition made by {@code newOperator} is pushed many times; {@code pushSync}/{@code pushAsync}
- * make a throw-away one per push. Immutable apart from the deleted flag.
+ * make a throw-away one per push. Immutable apart from the deleted flag and the arguments, which a
+ * throw-away definition is given once, before it is pushed.
  */
 public final class OpDef implements OprHandle {
     /** What made the op; internal kinds bypass the skip rules. */
@@ -34,6 +38,7 @@ public final class OpDef implements OprHandle {
     private final String name;
     private final Kind kind;
     private volatile boolean deleted;
+    private Map<String, Object> args = Map.of(); // set before the push that publishes it (withArgs)
     private List<VarHandle> readList; // views made on first use (listeners only)
     private List<VarHandle> writeList;
 
@@ -126,6 +131,36 @@ public final class OpDef implements OprHandle {
             }
         }
         return null;
+    }
+
+    /**
+     * Gives this (throw-away, not yet pushed) definition the arguments of its push; returns it.
+     *
+     * @throws NullPointerException naming what is null: the map, a key or a value
+     * @throws IllegalArgumentException if a value is not a Long, Double, Boolean or String
+     */
+    public OpDef withArgs(Map<String, ?> given) {
+        Objects.requireNonNull(given, "args");
+        if (given.isEmpty()) {
+            return this;
+        }
+        Map<String, Object> copy = new LinkedHashMap<>(given.size() * 2);
+        for (Map.Entry<String, ?> e : given.entrySet()) {
+            String k = Objects.requireNonNull(e.getKey(), () -> "an argument key of op '" + name() + "' is null");
+            Object v = Objects.requireNonNull(e.getValue(), () -> "argument '" + k + "' of op '" + name() + "' is null");
+            if (!(v instanceof Long || v instanceof Double || v instanceof Boolean || v instanceof String)) {
+                throw new IllegalArgumentException("argument '" + k + "' of op '" + name() + "' is a " + v.getClass().getName()
+                        + "; give a Long, Double, Boolean or String");
+            }
+            copy.put(k, v);
+        }
+        this.args = Collections.unmodifiableMap(copy);
+        return this;
+    }
+
+    /** The arguments of the push (empty for none), in the order given. */
+    public Map<String, Object> args() {
+        return args;
     }
 
     /** Whether {@link #markDeleted()} was called. */
