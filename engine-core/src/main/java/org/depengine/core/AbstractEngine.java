@@ -20,7 +20,6 @@ import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
-import org.depengine.core.bulk.BulkHost;
 import org.depengine.core.bulk.Bulks;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
@@ -88,24 +87,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.ordering = new DeviceOrdering(diag);
         this.checks = new PushChecks(this);
         this.waits = new Waits(this, pending, diag, config);
-        this.bulks = new Bulks(this, new BulkHost() {
-            @Override
-            public void submitMerged(OpDef def, Context ctx, int priority, Runnable registered) {
-                submit(def, ctx, priority, true, registered);
-            }
-
-            @Override
-            public void checkContext(Context ctx) {
-                device(ctx);
-            }
-
-            @Override
-            public Failure memberFailed(Throwable error, String memberName) {
-                Failure f = new Failure(error, memberName);
-                waits.recordFailure(f);
-                return f;
-            }
-        });
+        this.bulks = new Bulks(this, new EngineBulkHost(this, waits));
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -184,9 +166,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void push(OprHandle op, Context ctx, int priority, boolean profiling) {
         OpDef def = checks.ownOperator(op);
         Objects.requireNonNull(ctx, "ctx");
-        OpDef pushable = checks.pushable(def);
-        bulks.flushAll();
-        submit(pushable, ctx, priority, profiling);
+        pushAlone(checks.pushable(def), ctx, priority, profiling);
     }
 
     @Override
@@ -194,9 +174,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                 FnProperty prop, int priority, String opName) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName);
-        bulks.flushAll();
-        submit(def, ctx, priority, true);
+        pushAlone(checks.define(fn, constVars, mutableVars, prop, opName), ctx, priority, true);
     }
 
     @Override
@@ -223,9 +201,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                 FnProperty prop, int priority, String opName, Map<String, ?> args) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args);
-        bulks.flushAll(); // an op with arguments is not merged: the merged op could not keep them apart
-        submit(def, ctx, priority, true);
+        pushAlone(checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args), ctx, priority, true);
     }
 
     @Override
@@ -233,18 +209,23 @@ public abstract class AbstractEngine implements Engine, OpHost {
                                FnProperty prop, int priority, String opName, Map<String, ?> args) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
-        OpDef def = checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args);
-        bulks.flushAll(); // an op with arguments is not merged: the merged op could not keep them apart
-        submit(def, ctx, priority, true);
+        pushAlone(checks.define(fn, constVars, mutableVars, prop, opName).withArgs(args), ctx, priority, true);
     }
 
     @Override
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        OpDef def = checks.deletion(deleteFn, var);
+        pushAlone(checks.deletion(deleteFn, var), ctx, 0, true);
+    }
+
+    /**
+     * Pushes an op that is never merged into a bulk (async, operator runs, deletions, ops with
+     * arguments, which a merged op could not keep apart): the held bulk members go first.
+     */
+    private void pushAlone(OpDef def, Context ctx, int priority, boolean profiling) {
         bulks.flushAll();
-        submit(def, ctx, 0, true);
+        submit(def, ctx, priority, profiling);
     }
 
     /** The engine device of a context, opened on first use. */
@@ -258,7 +239,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     /** As above; {@code registered} runs right after the op is registered on its variables (a bulk's flush). */
-    private OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
+    final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's

@@ -1,0 +1,34 @@
+package org.depengine.core;
+
+import org.depengine.api.Context;
+import org.depengine.core.bulk.BulkHost;
+import org.depengine.core.tracker.Failure;
+import org.depengine.core.tracker.OpDef;
+
+/** What an engine's bulks need of it: registering a merged op, checking a member's context, failures. */
+final class EngineBulkHost implements BulkHost {
+    private final AbstractEngine engine;
+    private final Waits waits;
+
+    EngineBulkHost(AbstractEngine engine, Waits waits) {
+        this.engine = engine;
+        this.waits = waits;
+    }
+
+    @Override
+    public void submitMerged(OpDef def, Context ctx, int priority, Runnable registered) {
+        engine.submit(def, ctx, priority, true, registered);
+    }
+
+    @Override
+    public void checkContext(Context ctx) {
+        engine.device(ctx); // a bad context is refused at the member's push, not at the flush
+    }
+
+    @Override
+    public Failure memberFailed(Throwable error, String memberName) {
+        Failure f = new Failure(error, memberName);
+        waits.recordFailure(f);
+        return f;
+    }
+}
