@@ -17,11 +17,9 @@ import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.device.Stream;
-import org.depengine.api.device.StreamKind;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.bulk.Bulks;
-import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
@@ -47,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #releasesAtLaunch()}), the op's variables are released at launch and the op becomes a fence
  * for the ops released behind it; {@link DeviceOrdering} holds that logic.
  *
- * <p>Push validation lives in {@link PushChecks}; the waits, failure reporting and the hang doctor
+ * <p>Push validation lives in {@link PushChecks}; running one op in {@link OpExecution}; bulks in
+ * {@code core.bulk}; the waits, failure reporting and the hang doctor
  * in {@link Waits}.
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
@@ -73,6 +72,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final PushChecks checks;
     private final Waits waits;
     private final Bulks bulks;
+    private final OpExecution execution;
     private final DeviceOrdering ordering;
 
     /**
@@ -88,6 +88,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.checks = new PushChecks(this);
         this.waits = new Waits(this, pending, diag, config);
         this.bulks = new Bulks(this, new EngineBulkHost(this, waits));
+        this.execution = new OpExecution(this, ordering, diag);
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -317,56 +318,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      *     to the calling thread first)
      */
     protected final void run(OpBlock op, Stream ownStream) {
-        OpDef def = op.def();
-        OpListener l = op.listener();
-        Stream stream = ownStream;
-        StreamKind kind = StreamKind.of(def.prop());
-        try {
-            if (stream == null && op.device != null) {
-                stream = ((EngineDevice) op.device).boundSharedStream(kind);
-            }
-        } catch (Throwable e) {
-            refuse(op, e);
-            return;
-        }
-        op.start(stream);
-        if (l != null) {
-            l.started(op, System.nanoTime());
-        }
-        // After notifyShutdown only ops with the DELETE_VAR property run (deletions and user ops alike).
-        if (op.cancellation() != null || (shutdownNotified && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
-            op.skip(null);
-            return;
-        }
-        Failure inherited = inherited(op);
-        if (inherited != null) {
-            op.skip(inherited);
-            return;
-        }
-        Thread t = Thread.currentThread();
-        EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
-        OpBlock outer = et != null ? et.currentOp : CurrentOp.get();
-        CurrentOp.set(et, op);
-        Throwable thrown = null;
-        try {
-            ordering.waitOnDevice(op, stream);
-            if (def.isSync()) {
-                def.syncFn().run(op);
-            } else {
-                def.asyncFn().run(op, op);
-            }
-        } catch (Throwable e) {
-            thrown = e;
-        } finally {
-            CurrentOp.set(et, outer);
-        }
-        if (thrown != null) {
-            fnThrew(op, thrown);
-        } else if (def.isSync()) {
-            ordering.returned(op, kind, stream, releasesAtLaunch());
-        } else if (!op.isCompleted()) {
-            diag.inFlight(op); // the callback is still to come
-        }
+        execution.run(op, ownStream);
     }
 
     /**
@@ -374,34 +326,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
      */
     protected final void refuse(OpBlock op, Throwable cause) {
-        op.start(null);
-        Failure inherited = inherited(op);
-        if (op.cancellation() != null) {
-            op.skip(null);
-        } else if (inherited != null) {
-            op.skip(inherited);
-        } else {
-            op.fail(cause);
-        }
+        OpExecution.refuse(op, cause);
     }
 
-    /** The failure a user op takes over instead of running (the skip rule), or null. */
-    private static Failure inherited(OpBlock op) {
-        OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? def.inheritedFailure() : null;
-    }
-
-    private static void fnThrew(OpBlock op, Throwable e) {
-        if (op.isCompleted()) {
-            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
-            return;
-        }
-        try {
-            op.fail(e);
-        } catch (IllegalStateException raced) {
-            // Its callback completed it on another thread while the function was throwing.
-            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
-        }
+    /** Whether {@link #notifyShutdown()} was called: from then on only DELETE_VAR ops run. */
+    final boolean shutdownNotified() {
+        return shutdownNotified;
     }
 
     @Override

@@ -1,0 +1,126 @@
+package org.depengine.core;
+
+import org.depengine.api.FnProperty;
+import org.depengine.api.device.Stream;
+import org.depengine.api.device.StreamKind;
+import org.depengine.api.listen.OpListener;
+import org.depengine.core.exec.EngineThread;
+import org.depengine.core.tracker.Failure;
+import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpDef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Running one ready op on the calling thread, the same for every engine: the stream it runs on, the
+ * skip rules (cancelled, after {@code notifyShutdown}, an inherited failure), the function, and what
+ * its return or throw means. {@link AbstractEngine#run} and {@link AbstractEngine#refuse} delegate here.
+ */
+final class OpExecution {
+    private static final Logger LOG = LoggerFactory.getLogger(OpExecution.class);
+
+    private final AbstractEngine engine;
+    private final DeviceOrdering ordering;
+    private final Diagnostics diag;
+
+    OpExecution(AbstractEngine engine, DeviceOrdering ordering, Diagnostics diag) {
+        this.engine = engine;
+        this.ordering = ordering;
+        this.diag = diag;
+    }
+
+    /**
+     * Runs a ready op on the calling thread: applies the skip rules, runs the function, and completes
+     * the op when the function returns (sync) or leaves that to its callback (async). Never throws.
+     *
+     * @param ownStream the calling worker's stream, or null to use the device's shared stream (bound
+     *     to the calling thread first)
+     */
+    void run(OpBlock op, Stream ownStream) {
+        OpDef def = op.def();
+        OpListener l = op.listener();
+        Stream stream = ownStream;
+        StreamKind kind = StreamKind.of(def.prop());
+        try {
+            if (stream == null && op.device != null) {
+                stream = ((EngineDevice) op.device).boundSharedStream(kind);
+            }
+        } catch (Throwable e) {
+            refuse(op, e);
+            return;
+        }
+        op.start(stream);
+        if (l != null) {
+            l.started(op, System.nanoTime());
+        }
+        // After notifyShutdown only ops with the DELETE_VAR property run (deletions and user ops alike).
+        if (op.cancellation() != null || (engine.shutdownNotified() && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
+            op.skip(null);
+            return;
+        }
+        Failure inherited = inherited(op);
+        if (inherited != null) {
+            op.skip(inherited);
+            return;
+        }
+        Thread t = Thread.currentThread();
+        EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
+        OpBlock outer = et != null ? et.currentOp : CurrentOp.get();
+        CurrentOp.set(et, op);
+        Throwable thrown = null;
+        try {
+            ordering.waitOnDevice(op, stream);
+            if (def.isSync()) {
+                def.syncFn().run(op);
+            } else {
+                def.asyncFn().run(op, op);
+            }
+        } catch (Throwable e) {
+            thrown = e;
+        } finally {
+            CurrentOp.set(et, outer);
+        }
+        if (thrown != null) {
+            fnThrew(op, thrown);
+        } else if (def.isSync()) {
+            ordering.returned(op, kind, stream, engine.releasesAtLaunch());
+        } else if (!op.isCompleted()) {
+            diag.inFlight(op); // the callback is still to come
+        }
+    }
+
+    /**
+     * Fails a ready op that cannot run because its stream could not be had (the device plugin failed
+     * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
+     */
+    static void refuse(OpBlock op, Throwable cause) {
+        op.start(null);
+        Failure inherited = inherited(op);
+        if (op.cancellation() != null) {
+            op.skip(null);
+        } else if (inherited != null) {
+            op.skip(inherited);
+        } else {
+            op.fail(cause);
+        }
+    }
+
+    /** The failure a user op takes over instead of running (the skip rule), or null. */
+    private static Failure inherited(OpBlock op) {
+        OpDef def = op.def();
+        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? def.inheritedFailure() : null;
+    }
+
+    private static void fnThrew(OpBlock op, Throwable e) {
+        if (op.isCompleted()) {
+            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
+            return;
+        }
+        try {
+            op.fail(e);
+        } catch (IllegalStateException raced) {
+            // Its callback completed it on another thread while the function was throwing.
+            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
+        }
+    }
+}
