@@ -114,8 +114,11 @@ final class EngineContender implements Contender {
             push(from, to);
             return;
         }
-        try (Bulk b = engine.bulk(bulk)) {
+        Bulk b = engine.bulk(bulk);
+        try {
             push(from, to);
+        } finally {
+            b.close();
         }
     }
 

@@ -11,6 +11,10 @@ import java.time.Duration;
 public final class InFlight {
     private int count;
 
+    /** A count at zero. */
+    public InFlight() {
+    }
+
     /** One more callback set; call before handing it to the driver. */
     public synchronized void begin() {
         count++;

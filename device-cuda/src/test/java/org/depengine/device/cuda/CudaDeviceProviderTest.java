@@ -127,7 +127,7 @@ class CudaDeviceProviderTest {
         CudaDeviceProvider p = new CudaDeviceProvider(() -> driver);
         assertTrue(p.probe().available());
         assertEquals(2, p.deviceCount());
-        CudaDevice d0 = (CudaDevice) p.device(0);
+        CudaDevice d0 = p.device(0);
         assertSame(d0, p.device(0));
         assertEquals(Context.of("cuda", 0), d0.context());
         assertEquals("Mock GPU 0", d0.description());

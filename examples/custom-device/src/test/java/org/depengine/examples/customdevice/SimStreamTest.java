@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /** The plugin's device, stream and event contract, without an engine. */
 class SimStreamTest {
-    private final SimDevice device = (SimDevice) new SimDeviceProvider().device(0);
+    private final SimDevice device = new SimDeviceProvider().device(0);
     private SimStream a;
     private SimStream b;
 
