@@ -209,6 +209,13 @@ public interface Engine extends AutoCloseable {
      * how the op runs. The default drops them (an engine that reports no arguments); this project's
      * engines report them.
      *
+     * @param fn the op's function
+     * @param ctx the device context
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
+     * @param prop the op's property
+     * @param priority the op's priority: higher runs first among ready ops
+     * @param name used in error messages and traces; null for a generated name
      * @param args argument name to value: non-null keys, each value a {@link Long}, {@link Double},
      *     {@link Boolean} or {@link String}; copied
      * @throws NullPointerException if {@code args}, a key or a value is null, or as {@code pushAsync}
@@ -224,6 +231,18 @@ public interface Engine extends AutoCloseable {
     /**
      * As {@link #pushSync(SyncFn, Context, List, List, FnProperty, int, String)}, with arguments; see
      * {@link #pushAsync(AsyncFn, Context, List, List, FnProperty, int, String, Map)}. The default drops them.
+     *
+     * @param fn the op's function
+     * @param ctx the device context
+     * @param constVars the variables the op reads
+     * @param mutableVars the variables the op writes
+     * @param prop the op's property
+     * @param priority the op's priority: higher runs first among ready ops
+     * @param name used in error messages and traces; null for a generated name
+     * @param args argument name to value, as for {@code pushAsync}
+     * @throws NullPointerException if {@code args}, a key or a value is null, or as {@code pushSync}
+     * @throws IllegalArgumentException if a value is of another type, or as {@code pushSync}
+     * @throws IllegalStateException as {@code pushSync}
      */
     default void pushSync(SyncFn fn, Context ctx, List<VarHandle> constVars, List<VarHandle> mutableVars,
                           FnProperty prop, int priority, String name, Map<String, ?> args) {

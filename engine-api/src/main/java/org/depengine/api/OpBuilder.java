@@ -123,6 +123,9 @@ public final class OpBuilder {
      * Adds an integer argument, e.g. {@code arg("epoch", 3)}; arguments keep the order they were
      * added in.
      *
+     * @param key the argument's name: not blank, not given before to this builder
+     * @param value its value
+     * @return this builder
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
      */
@@ -133,6 +136,9 @@ public final class OpBuilder {
     /**
      * Adds a floating-point argument, e.g. {@code arg("lr", 0.01)}.
      *
+     * @param key the argument's name: not blank, not given before to this builder
+     * @param value its value
+     * @return this builder
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
      */
@@ -143,6 +149,9 @@ public final class OpBuilder {
     /**
      * Adds a boolean argument.
      *
+     * @param key the argument's name: not blank, not given before to this builder
+     * @param value its value
+     * @return this builder
      * @throws NullPointerException if {@code key} is null
      * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
      */
@@ -153,6 +162,9 @@ public final class OpBuilder {
     /**
      * Adds a text argument, e.g. {@code arg("phase", "warm-up")}.
      *
+     * @param key the argument's name: not blank, not given before to this builder
+     * @param value its value
+     * @return this builder
      * @throws NullPointerException if {@code key} or {@code value} is null
      * @throws IllegalArgumentException if {@code key} is blank or was already added to this builder
      */
