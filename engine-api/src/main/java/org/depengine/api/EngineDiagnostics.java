@@ -89,6 +89,8 @@ public final class EngineDiagnostics {
     private final Map<String, Long> counters;
 
     /**
+     * A snapshot.
+     *
      * @param engine the engine's name
      * @param takenAt when the snapshot was taken
      * @param pendingOps the number of ops pushed and not yet done (may exceed {@code ops.size()}: ops

@@ -7,12 +7,18 @@ package org.depengine.api;
 public class EngineException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what went wrong */
+    /**
+     * An engine failure with its message.
+     *
+     * @param message what went wrong
+     */
     public EngineException(String message) {
         super(message);
     }
 
     /**
+     * An engine failure with its message and cause.
+     *
      * @param message what went wrong
      * @param cause the original failure
      */

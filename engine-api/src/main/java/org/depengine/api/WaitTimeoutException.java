@@ -4,7 +4,11 @@ package org.depengine.api;
 public class WaitTimeoutException extends EngineException {
     private static final long serialVersionUID = 1L;
 
-    /** @param message what timed out, and what was pending */
+    /**
+     * A timed-out wait.
+     *
+     * @param message what timed out, and what was pending
+     */
     public WaitTimeoutException(String message) {
         super(message);
     }

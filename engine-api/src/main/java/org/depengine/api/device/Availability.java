@@ -13,6 +13,8 @@ public record Availability(boolean available, String reason) {
     private static final Availability YES = new Availability(true, "");
 
     /**
+     * Checks the reason.
+     *
      * @param available whether devices of the type can be opened
      * @param reason why not; empty when available
      * @throws NullPointerException if {@code reason} is null

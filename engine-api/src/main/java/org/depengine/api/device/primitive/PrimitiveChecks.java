@@ -137,6 +137,8 @@ public final class PrimitiveChecks {
     }
 
     /**
+     * Checks that a count or offset is not negative.
+     *
      * @param name the argument's name, for the message
      * @param value the value
      * @throws IllegalArgumentException if {@code value} is negative
@@ -148,6 +150,8 @@ public final class PrimitiveChecks {
     }
 
     /**
+     * Checks that two buffers are not the same one (an aliasing primitive would read what it overwrites).
+     *
      * @param a one buffer
      * @param nameA its name, for the message
      * @param b the other buffer
