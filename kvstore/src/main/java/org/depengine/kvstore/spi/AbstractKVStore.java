@@ -99,7 +99,7 @@ public abstract class AbstractKVStore implements KVStore {
      * @param settings the settings it was opened with
      * @throws NullPointerException if an argument is null
      */
-    @SuppressWarnings("this-escape") // StoreOps keeps the reference and uses it only when an op is pushed
+    @SuppressWarnings("this-escape") // StoreOps only reads the engine (assigned above) here; it uses the store at pushes
     protected AbstractKVStore(Engine engine, String type, KVStoreSettings settings) {
         this.engine = Objects.requireNonNull(engine, "engine");
         this.type = Objects.requireNonNull(type, "type");
