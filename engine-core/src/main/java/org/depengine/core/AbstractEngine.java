@@ -63,7 +63,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final PendingOps pending = new PendingOps();
     private final EngineDevices devices = new EngineDevices();
     private final Object lifecycle = new Object();
-    private final Object registration = new Object();
     private volatile ListenerFanout listener; // null when nobody listens: the one volatile read per push
     private volatile boolean closing; // written under lifecycle
     private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
@@ -263,17 +262,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
         }
-        RuntimeException cancelled;
-        // One op's registrations on all its variables must be atomic with respect to other pushes:
-        // otherwise two concurrent pushes (X reads a writes b, Y reads b writes a) can each be granted
-        // their read and queue their write behind the other's read, a cycle. The lock gives every push
-        // a place in one total order; completions never take it. Ops with a single variable take it
-        // too: skipping it let one slip between another push's registrations, which respects every
-        // variable's order but not the pushing threads' order across variables (the long form of the
-        // concurrent-pusher conformance test found such a cycle).
-        synchronized (registration) {
-            cancelled = op.register();
-        }
+        // One op's registrations on all its variables are atomic with respect to other pushes (two-phase
+        // locking over its variables, see OpBlock.register): without that, two concurrent pushes (X reads
+        // a writes b, Y reads b writes a) could each be granted their read and queue their write behind
+        // the other's read, a cycle.
+        RuntimeException cancelled = op.register();
         if (registered != null) {
             registered.run();
         }

@@ -2,8 +2,10 @@ package org.depengine.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Counts the ops that are pushed and not finished, in epochs, so that {@code waitForAll} waits for
@@ -15,13 +17,56 @@ import java.util.concurrent.atomic.AtomicLong;
  * its count drops to zero. Waiting for a sealed epoch means waiting for it and every older epoch.
  */
 final class PendingOps {
-    private static final long SEALED = Long.MIN_VALUE; // sign bit: the epoch takes no new ops
+    /*
+     * Implementation overview.
+     *
+     * An epoch's count is striped: every thread adds to one cell of its own (handed out in turn, fixed
+     * for the thread's life), each cell on its own cache line, so that the pusher's +1 and the
+     * worker's -1 of the same op do not bounce one line between the cores on every op. The count is
+     * the sum of the cells; it is read only once the epoch is sealed, and a cell may go negative
+     * (a worker's cell collects exits of ops entered on the pusher's cell).
+     *
+     * Why a sealed epoch's sum reaching zero means every op that entered it has exited, and why the
+     * last exit sees it (every access below is a volatile read, a volatile write or an atomic add):
+     *   enter:  cell += 1; read sealed; if sealed: cell -= 1 (backs out, as an exit) and try the next epoch
+     *   exit:   cell -= 1; read sealed; if sealed: sum the cells; at zero, finish (once, by CAS)
+     *   seal:   sealed = true; sum the cells; at zero, finish
+     *   - An entry that read sealed == false made its +1 before the seal, so every sum taken after reading
+     *     sealed == true sees it: a sum never misses a live op's +1, and a -1 it sees is of an op that
+     *     exited, or the back-out of an entry in the same cell after its +1 (a thread's cell is fixed,
+     *     and one cell's values are seen in order). So a sum is never below the true count.
+     *   - Of two exits (or a seal and an exit), each writes before it reads the other's cell; by the
+     *     total order of these accesses at least one of them sees both writes (Dekker), so the sum taken
+     *     after the last -1 is exact, and it is zero.
+     */
+    private static final int CELLS = cells();
+    private static final int PAD = 8; // longs per cell: 64 bytes, one cache line
+    private static final AtomicInteger NEXT_CELL = new AtomicInteger();
+    /** Each thread's cell, handed out in turn, so that the first {@link #CELLS} threads share none. */
+    private static final ThreadLocal<Integer> CELL =
+            ThreadLocal.withInitial(() -> (NEXT_CELL.getAndIncrement() & (CELLS - 1)) * PAD);
 
-    /** One epoch: a count of unfinished ops with a sealed bit. */
+    private static int cells() {
+        int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors())) << 2;
+        return Math.max(16, Math.min(n, 64)); // a power of two
+    }
+
+    /** One epoch: a striped count of unfinished ops and a sealed flag. */
     static final class Epoch {
-        private final AtomicLong state = new AtomicLong();
+        private static final VarHandle DONE;
+
+        static {
+            try {
+                DONE = MethodHandles.lookup().findVarHandle(Epoch.class, "done", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final AtomicLongArray cells = new AtomicLongArray(CELLS * PAD);
         private volatile Epoch older;
-        private volatile boolean done;
+        private volatile boolean sealed;
+        private volatile boolean done; // set once, by CAS (DONE)
         private List<Runnable> onFinish; // guarded by this; null when none
 
         Epoch(Epoch older) {
@@ -29,29 +74,38 @@ final class PendingOps {
         }
 
         boolean tryEnter() {
-            while (true) {
-                long s = state.get();
-                if (s < 0) {
-                    return false;
-                }
-                if (state.compareAndSet(s, s + 1)) {
-                    return true;
-                }
+            int cell = CELL.get();
+            cells.getAndAdd(cell, 1);
+            if (!sealed) {
+                return true;
             }
+            cells.getAndAdd(cell, -1); // sealed meanwhile: back out, as an exit would
+            finishIfEmpty();
+            return false;
         }
 
         void exit() {
-            if (state.decrementAndGet() == SEALED) {
-                finish();
+            cells.getAndAdd(CELL.get(), -1);
+            if (sealed) {
+                finishIfEmpty();
             }
         }
 
         void seal() {
-            long s;
-            do {
-                s = state.get();
-            } while (!state.compareAndSet(s, s | SEALED));
-            if ((s | SEALED) == SEALED) {
+            sealed = true;
+            finishIfEmpty();
+        }
+
+        private long sum() {
+            long n = 0;
+            for (int i = 0; i < CELLS * PAD; i += PAD) {
+                n += cells.get(i);
+            }
+            return n;
+        }
+
+        private void finishIfEmpty() {
+            if (!done && sum() == 0 && DONE.compareAndSet(this, false, true)) {
                 finish();
             }
         }
@@ -59,7 +113,6 @@ final class PendingOps {
         private void finish() {
             List<Runnable> callbacks;
             synchronized (this) {
-                done = true;
                 notifyAll();
                 callbacks = onFinish;
                 onFinish = null;
@@ -83,8 +136,9 @@ final class PendingOps {
             r.run();
         }
 
+        /** Ops entered and not exited; approximate while ops enter and exit (never negative). */
         long pending() {
-            return state.get() & Long.MAX_VALUE;
+            return Math.max(0, sum());
         }
 
         /** Waits for this epoch alone; false on timeout. */

@@ -21,8 +21,16 @@ import org.depengine.api.listen.OpListener;
  *
  * <p>The wait counter starts at {@code registrations + 1}. Each variable decrements it once when it
  * lets the op go; the extra one (the push guard) is dropped by the pusher after every registration,
- * so the op cannot start, on any thread, before all its dependencies are registered. Whoever takes
- * the counter to zero dispatches the op: the pusher (guard) or the releasing op's thread.
+ * so the op cannot start, on any thread, before all its dependencies are registered. The variables
+ * that let the op go during its own push are counted on the pusher and dropped with the guard, in one
+ * counter update. Whoever takes the counter to zero dispatches the op: the pusher (guard) or the
+ * releasing op's thread.
+ *
+ * <p>Registration is two-phase locking over the op's variables: {@link #register()} locks them all in
+ * their global order ({@link Var#lockOrder()}), appends to each, then unlocks. Two pushes that share a
+ * variable are thereby ordered the same way on every variable they share, the pushes of all threads
+ * are serialisable, and each thread's pushes keep their order; pushes over disjoint variables do not
+ * wait for each other. The op is also the queue node of its first queued registration.
  *
  * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
  * {@link IllegalStateException}.
@@ -33,7 +41,7 @@ import org.depengine.api.listen.OpListener;
  * {@link Fencing}, allocated only for the ops that take part; the variables' side is in {@link Var}.
  * The wait counter, free once an op is ready, counts the op's host-side deferrals behind fences.
  */
-public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
+public final class OpBlock extends Var.Node implements RunContext, CallbackOnComplete, OpInfo {
     private static final VarHandle WAIT;
     private static final VarHandle STATE;
     private static final VarHandle FENCING;
@@ -76,6 +84,8 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     public Object device;
 
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
+    private int grantedAtPush;     // pusher only: registrations that let the op go during the push
+    private boolean nodeUsed;      // pusher only: whether the op is already its own queue node
     private RuntimeException cancelled; // set when a registration was refused
     private Stream stream;
     private Thread runner;         // the thread that started it; read racily by diagnostics only
@@ -111,52 +121,91 @@ public final class OpBlock implements RunContext, CallbackOnComplete, OpInfo {
     // ---- registration (pusher thread) -------------------------------------------------------------
 
     /**
-     * Registers the op on its variables in order, reads then writes. A refused registration (a
-     * deleted variable) cancels the op: the remaining variables are not registered, and the returned
-     * exception should be thrown to the pusher once the guard is dropped.
+     * Registers the op on all its variables as one step with respect to other pushes: locks them in
+     * {@link Var#lockOrder()}, checks that none is deleted, appends the reads and the writes, unlocks. A
+     * deleted variable refuses the whole op: nothing is registered, the op is cancelled, and the
+     * returned exception should be thrown to the pusher once the guard is dropped. Pusher thread, once.
      *
      * @return null, or the exception naming the deleted variable
      */
     public RuntimeException register() {
         Var[] reads = def.reads();
         Var[] writes = def.writes();
+        Var[] locks = def.lockOrder();
         boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
-        int n = 0;
         Var refused = null;
-        for (Var v : reads) {
-            if (!v.appendRead(this)) {
-                refused = v;
-                break;
-            }
-            n++;
+        int granted = 0;
+        for (Var v : locks) {
+            v.lock();
         }
-        if (refused == null) {
-            for (Var v : writes) {
-                if (!v.appendWrite(this, deletes)) {
+        try {
+            for (Var v : locks) {
+                if (v.deletedLocked()) {
                     refused = v;
                     break;
                 }
-                n++;
+            }
+            if (refused == null) {
+                for (Var v : reads) {
+                    granted += v.readLocked(this);
+                }
+                for (Var v : writes) {
+                    granted += v.writeLocked(this, deletes);
+                }
+            }
+        } finally {
+            for (Var v : locks) {
+                v.unlock();
             }
         }
-        registered = n;
         if (refused != null) {
             cancelled = new IllegalStateException(refused + " was deleted; it cannot be used by op '" + name()
                     + "' (deleted concurrently with this push)");
-            int missing = reads.length + writes.length - n;
-            WAIT.getAndAdd(this, -missing); // the unregistered variables will never release it
+            granted = locks.length; // nothing was registered: no variable will ever release it
+        } else {
+            registered = locks.length;
         }
+        grantedAtPush = granted;
         return cancelled;
     }
 
-    /** Drops the push guard; true if the op is ready now (the pusher must dispatch it). */
+    /**
+     * Drops the push guard together with the grants the variables made during the push; true if the
+     * op is ready now (the pusher must dispatch it).
+     */
     public boolean dropGuard() {
-        return (int) WAIT.getAndAdd(this, -1) == 1;
+        int drop = grantedAtPush + 1;
+        return (int) WAIT.getAndAdd(this, -drop) == drop;
     }
 
-    /** A variable lets the op go during its own push: cannot reach zero (the guard is held). */
-    void releasedDuringPush() {
-        WAIT.getAndAdd(this, -1);
+    /**
+     * The op was appended to one more variable on its own ({@link Var#appendRead}, in reads-then-writes
+     * order), which let it go at once or queued it.
+     */
+    void appendedAlone(int granted) {
+        registered++;
+        grantedAtPush += granted;
+    }
+
+    /**
+     * The queue node for one registration of this op (under that variable's lock, on the pusher): the
+     * op itself the first time, a new node after that.
+     */
+    Var.Node node(boolean write) {
+        Var.Node n;
+        if (nodeUsed) {
+            n = new Var.Queued(this);
+        } else {
+            nodeUsed = true;
+            n = this;
+        }
+        n.write = write;
+        return n;
+    }
+
+    @Override
+    OpBlock op() {
+        return this;
     }
 
     /** A completing op lets this op go; dispatches it through the host at zero. */

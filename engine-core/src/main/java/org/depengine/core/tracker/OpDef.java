@@ -2,6 +2,7 @@ package org.depengine.core.tracker;
 
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import org.depengine.api.VarHandle;
  * throw-away definition is given once, before it is pushed.
  */
 public final class OpDef implements OprHandle {
+    private static final int INSERTION_SORT_LIMIT = 16;
+    private static final Comparator<Var> BY_LOCK_ORDER = Comparator.comparingLong(Var::lockOrder);
     /** What made the op; internal kinds bypass the skip rules. */
     public enum Kind {
         /** A user's op. */
@@ -34,6 +37,7 @@ public final class OpDef implements OprHandle {
     private final boolean sync;
     private final Var[] reads;
     private final Var[] writes;
+    private final Var[] lockOrder; // reads and writes by Var.lockOrder(); shares an array when there is one variable
     private final FnProperty prop;
     private final String name;
     private final Kind kind;
@@ -58,6 +62,7 @@ public final class OpDef implements OprHandle {
         this.sync = fn instanceof SyncFn;
         this.reads = reads;
         this.writes = writes;
+        this.lockOrder = lockOrder(reads, writes);
         this.prop = prop;
         this.name = name;
         this.kind = kind;
@@ -91,6 +96,42 @@ public final class OpDef implements OprHandle {
     /** The variables written (shared array: do not modify). */
     public Var[] writes() {
         return writes;
+    }
+
+    /**
+     * Every variable of the op, reads and writes, in ascending {@link Var#lockOrder()}: the order in
+     * which {@link OpBlock#register()} locks them (shared array: do not modify). Made once per
+     * definition, so an operator from {@code newOperator} pays for it once, not per push.
+     */
+    Var[] lockOrder() {
+        return lockOrder;
+    }
+
+    private static Var[] lockOrder(Var[] reads, Var[] writes) {
+        if (writes.length == 0) {
+            if (reads.length <= 1) {
+                return reads;
+            }
+        } else if (reads.length == 0 && writes.length == 1) {
+            return writes;
+        }
+        Var[] all = Arrays.copyOf(reads, reads.length + writes.length);
+        System.arraycopy(writes, 0, all, reads.length, writes.length);
+        if (all.length > INSERTION_SORT_LIMIT) {
+            Arrays.sort(all, BY_LOCK_ORDER);
+            return all;
+        }
+        // Insertion sort: most ops have a handful of variables, and it allocates nothing.
+        for (int i = 1; i < all.length; i++) {
+            Var v = all[i];
+            int j = i - 1;
+            while (j >= 0 && all[j].lockOrder() > v.lockOrder()) {
+                all[j + 1] = all[j];
+                j--;
+            }
+            all[j + 1] = v;
+        }
+        return all;
     }
 
     /** The property. */

@@ -3,6 +3,7 @@ package org.depengine.core.tracker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
@@ -12,9 +13,11 @@ import java.lang.invoke.VarHandle;
  * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
- * variables must happen as one step with respect to other ops' appends (the engine holds a
- * registration lock around {@link OpBlock#register()}); otherwise two concurrent pushes could each
- * hold a read the other's write waits for. Completions need no such lock.
+ * variables must happen as one step with respect to other ops' appends, or two concurrent pushes could
+ * each hold a read the other's write waits for: {@link OpBlock#register()} takes the locks of all the
+ * op's variables, in the global order of {@link #lockOrder()}, before appending to any of them (two-phase
+ * locking, so the pushes of all threads are serialisable and each thread's pushes keep their order).
+ * Completions take one variable's lock at a time.
  */
 public final class Var implements org.depengine.api.VarHandle {
     /*
@@ -50,7 +53,14 @@ public final class Var implements org.depengine.api.VarHandle {
      * released: a detached run of nodes is walked outside the lock. Nodes leave the FIFO when released and
      * are never linked again, so nobody else writes their next pointers after detachment, except that
      * the tail's next is written by an append - and a detached run never contains the tail of the live
-     * FIFO (the live FIFO either continues after it or was emptied, making the tail null).
+     * FIFO (the live FIFO either continues after it or was emptied, making the tail null). A node's next
+     * pointer is cleared when it leaves the FIFO, so that a finished op (the first node of an op is the
+     * op itself, see Node) does not keep the ops queued after it reachable.
+     *
+     * Registration: OpBlock.register() locks every variable of the op (lockOrder, ascending) and then
+     * calls readLocked / writeLocked, which return whether the op may go at once; the op drops all those
+     * grants and its push guard with one counter update afterwards. appendRead / appendWrite do the same
+     * for one variable alone (its own lock), for tests that drive a single variable.
      *
      * Failures: completeWrite attaches the writer's failure (its own, or one it took over when skipped)
      * to the variable before releasing the successors, so they see it when they start. Reported
@@ -75,6 +85,11 @@ public final class Var implements org.depengine.api.VarHandle {
     private static final VarHandle VERSION;
     private static final VarHandle FAILURE;
     private static final int SPINS_BEFORE_YIELD = 64;
+    /** Hands out {@link #lockOrder()}: unique in the JVM, so any two variables of one op are ordered. */
+    private static final AtomicLong LOCK_ORDER = new AtomicLong();
+    /** What {@link #readLocked} and {@link #writeLocked} return: the op was queued, or it may go now. */
+    static final int QUEUED = 0;
+    static final int GRANTED = 1;
 
     static {
         try {
@@ -88,6 +103,7 @@ public final class Var implements org.depengine.api.VarHandle {
 
     private final Object owner;
     private final String name;
+    private final long lockOrder = LOCK_ORDER.getAndIncrement();
     private long version; // written under the lock with release semantics, read with acquire (VERSION)
     private volatile boolean deleted;
     private volatile Failure failure;
@@ -105,15 +121,31 @@ public final class Var implements org.depengine.api.VarHandle {
     private OpBlock[] fenceReaders;
     private int fenceReaderCount;
 
-    /** One queued registration: an op waiting on this variable. */
-    private static final class Node {
-        final OpBlock op;
-        final boolean write;
+    /**
+     * One registration in a variable's FIFO. An op's first registration that needs a node uses the op
+     * itself ({@link OpBlock} is a Node), so ops over one variable allocate none; the others get a
+     * {@link Queued}. An op is queued on each of its variables at most once, so the embedded node is
+     * never in two FIFOs.
+     */
+    abstract static class Node {
+        boolean write; // set before the node is linked, under the variable's lock
         Node next;
 
-        Node(OpBlock op, boolean write) {
+        /** The op this registration belongs to. */
+        abstract OpBlock op();
+    }
+
+    /** A registration of an op whose embedded node is already in use. */
+    static final class Queued extends Node {
+        private final OpBlock op;
+
+        Queued(OpBlock op) {
             this.op = op;
-            this.write = write;
+        }
+
+        @Override
+        OpBlock op() {
+            return op;
         }
     }
 
@@ -144,6 +176,15 @@ public final class Var implements org.depengine.api.VarHandle {
     /** Whether a deletion has been appended. */
     public boolean isDeleted() {
         return deleted;
+    }
+
+    /**
+     * This variable's place in the one order in which {@link OpBlock#register()} takes the locks of an
+     * op's variables (ascending): taking them in one order means two pushes never wait for each other
+     * in a cycle.
+     */
+    public long lockOrder() {
+        return lockOrder;
     }
 
     /**
@@ -184,77 +225,102 @@ public final class Var implements org.depengine.api.VarHandle {
     public OpBlock pendingWriter() {
         lock();
         try {
-            return pendingWrite == null ? null : pendingWrite.op;
+            return pendingWrite == null ? null : pendingWrite.op();
         } finally {
             unlock();
         }
     }
 
     /**
-     * Registers a read by {@code op}; the op's wait counter is decremented now if it may run.
+     * Registers a read by {@code op} on this variable alone (its own lock); the op's wait counter is
+     * decremented now if it may run. An op over several variables registers through
+     * {@link OpBlock#register()} instead.
      *
      * @return false, registering nothing, if the variable is deleted
      */
     public boolean appendRead(OpBlock op) {
+        int r;
         lock();
         try {
             if (deleted) {
                 return false;
             }
-            if (pendingWrite != null) {
-                enqueue(new Node(op, false));
-                return true;
-            }
-            readers++;
-            if (fenceWriter != null) {
-                passFences(op, false);
-            }
+            r = readLocked(op);
         } finally {
             unlock();
         }
-        op.releasedDuringPush();
+        op.appendedAlone(r);
         return true;
     }
 
     /**
-     * Registers a write by {@code op}.
+     * Registers a write by {@code op} on this variable alone; see {@link #appendRead}.
      *
      * @param deletes whether this write deletes the variable: later appends are refused
      * @return false, registering nothing, if the variable is (already) deleted
      */
     public boolean appendWrite(OpBlock op, boolean deletes) {
-        Node node = new Node(op, true);
+        int r;
         lock();
         try {
             if (deleted) {
                 return false;
             }
-            if (deletes) {
-                deleted = true;
-            }
-            if (pendingWrite != null) {
-                enqueue(node);
-                return true;
-            }
-            pendingWrite = node;
-            tail = node;
-            if (readers != 0) {
-                return true; // I3: waits for the running readers
-            }
-            readers = WRITING;
-            if (fenceWriter != null || fenceReaderCount != 0) {
-                passFences(op, true);
-            }
+            r = writeLocked(op, deletes);
         } finally {
             unlock();
         }
-        op.releasedDuringPush();
+        op.appendedAlone(r);
         return true;
+    }
+
+    /** Under the lock, not deleted: appends a read; {@link #GRANTED} if it may run at once. */
+    int readLocked(OpBlock op) {
+        if (pendingWrite != null) {
+            enqueue(op.node(false));
+            return QUEUED;
+        }
+        readers++;
+        if (fenceWriter != null) {
+            passFences(op, false);
+        }
+        return GRANTED;
+    }
+
+    /**
+     * Under the lock, not deleted: appends a write; {@link #GRANTED} if it may run at once.
+     *
+     * @param deletes whether this write deletes the variable: later appends are refused
+     */
+    int writeLocked(OpBlock op, boolean deletes) {
+        if (deletes) {
+            deleted = true;
+        }
+        Node node = op.node(true);
+        if (pendingWrite != null) {
+            enqueue(node);
+            return QUEUED;
+        }
+        pendingWrite = node;
+        tail = node;
+        if (readers != 0) {
+            return QUEUED; // I3: waits for the running readers
+        }
+        readers = WRITING;
+        if (fenceWriter != null || fenceReaderCount != 0) {
+            passFences(op, true);
+        }
+        return GRANTED;
     }
 
     private void enqueue(Node node) {
         tail.next = node;
         tail = node;
+    }
+
+    /** Under the lock: whether a deletion has been appended. */
+    boolean deletedLocked() {
+        return deleted;
     }
 
     /** A read by {@code op} completed. */
@@ -267,7 +333,7 @@ public final class Var implements org.depengine.api.VarHandle {
             }
             if (--readers == 0 && pendingWrite != null) {
                 readers = WRITING;
-                writer = pendingWrite.op;
+                writer = pendingWrite.op();
                 if (fenceWriter != null || fenceReaderCount != 0) {
                     passFences(writer, true);
                 }
@@ -310,6 +376,7 @@ public final class Var implements org.depengine.api.VarHandle {
                 failure = propagated;
             }
             Node n = pendingWrite.next;
+            pendingWrite.next = null; // the finished write leaves the FIFO
             firstRead = n;
             while (n != null && !n.write) {
                 reads++;
@@ -321,14 +388,14 @@ public final class Var implements org.depengine.api.VarHandle {
             }
             if (n != null && reads == 0) {
                 readers = WRITING;
-                nextWriter = n.op;
+                nextWriter = n.op();
             } else {
                 readers = reads;
             }
             if (!fence && (fenceWriter != null || fenceReaderCount != 0)) {
                 Node r = firstRead;
                 for (int i = 0; i < reads; i++, r = r.next) {
-                    passFences(r.op, false);
+                    passFences(r.op(), false);
                 }
                 if (nextWriter != null) {
                     passFences(nextWriter, true);
@@ -337,12 +404,17 @@ public final class Var implements org.depengine.api.VarHandle {
         } finally {
             unlock();
         }
-        // The released nodes are detached: only this thread touches them now.
-        for (Node r = firstRead; reads > 0; r = r.next, reads--) {
+        // The released nodes are detached: only this thread touches them now. Each one's next pointer
+        // is read and cleared before its op is released (and may run, finish and be reused as nothing).
+        for (Node r = firstRead; reads > 0; reads--) {
+            Node next = r.next;
+            r.next = null;
+            OpBlock reader = r.op();
             if (fence) {
-                r.op.addFence(op);
+                reader.addFence(op);
             }
-            r.op.release(op);
+            reader.release(op);
+            r = next;
         }
         if (nextWriter != null) {
             if (fence) {
@@ -352,7 +424,8 @@ public final class Var implements org.depengine.api.VarHandle {
         }
     }
 
-    private void lock() {
+    /** Takes this variable's lock (a spin lock: every critical section is short and never blocks). */
+    void lock() {
         if (!LOCK.compareAndSet(this, 0, 1)) {
             contendedLock();
         }
@@ -372,7 +445,8 @@ public final class Var implements org.depengine.api.VarHandle {
         }
     }
 
-    private void unlock() {
+    /** Releases the lock taken by {@link #lock()}. */
+    void unlock() {
         LOCK.setRelease(this, 0);
     }
 
@@ -476,7 +550,7 @@ public final class Var implements org.depengine.api.VarHandle {
         try {
             List<OpBlock> queued = new ArrayList<>();
             for (Node n = pendingWrite; n != null; n = n.next) {
-                queued.add(n.op);
+                queued.add(n.op());
             }
             return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,
                     fenceWriter != null && fenceWriter.isFence() ? fenceWriter : null);

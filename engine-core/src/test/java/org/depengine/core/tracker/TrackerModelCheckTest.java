@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Context;
@@ -21,9 +22,10 @@ import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: ops over two variables, registered as the engine does ({@link OpBlock#register()} under
- * a registration lock, then {@link OpBlock#dropGuard()}), completed as the engine does
- * ({@link OpBlock#complete()} releasing every variable, no lock), from several threads at once.
+ * Lincheck: ops over two variables, registered as the engine does ({@link OpBlock#register()}, which
+ * locks the op's variables in their global order, then {@link OpBlock#dropGuard()}; no other lock),
+ * completed as the engine does ({@link OpBlock#complete()} releasing every variable, no lock), from
+ * several threads at once.
  *
  * <p>{@link WithReleaseAtLaunch} adds the fence cases: a running op may release its variables at
  * launch and complete later, when its device work is done; the ops released behind it must be deferred
@@ -33,8 +35,11 @@ import org.junit.jupiter.api.Test;
  * two completions can each finish one half of a third op's wait), so this is not a linearizability
  * check of return values; it checks the contract on every interleaving the model checker explores:
  * <ul>
- *   <li>an op starts only when every op registered before it that it conflicts with (a shared
- *   variable that either writes) has completed, and it starts exactly once;</li>
+ *   <li>an op starts only when no op it conflicts with (a shared variable that either writes) is
+ *   running or launched, and it starts exactly once;</li>
+ *   <li>the pushes are strictly serialisable: the order in which conflicting ops start on each
+ *   variable, together with the real-time order of registrations (a push whose {@code register()}
+ *   returned before another's began comes first, e.g. a thread's own pushes), has no cycle;</li>
  *   <li>no push cycle and no lost wake-up: once pushes stop, completing whatever is running drains
  *   every op, and both variables end with an empty queue and one version per completed write.</li>
  * </ul>
@@ -53,8 +58,13 @@ public class TrackerModelCheckTest {
     private final Object owner = new Object();
     private final Var a = new Var(owner, "a");
     private final Var b = new Var(owner, "b");
-    private final Object registration = new Object();
+    private final Object registration = new Object(); // hands out ids; pushes register outside it
     private final AtomicReferenceArray<OpBlock> ops = new AtomicReferenceArray<>(MAX_OPS);
+    private final AtomicInteger clock = new AtomicInteger(); // stamps the registrations' begin and end
+    private final AtomicIntegerArray registerBegin = new AtomicIntegerArray(MAX_OPS);
+    private final AtomicIntegerArray registerEnd = new AtomicIntegerArray(MAX_OPS);
+    private final ConcurrentLinkedQueue<Integer> startsOnA = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Integer> startsOnB = new ConcurrentLinkedQueue<>();
     private final AtomicIntegerArray state = new AtomicIntegerArray(MAX_OPS);
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
     private int registered; // guarded by registration
@@ -110,17 +120,80 @@ public class TrackerModelCheckTest {
 
     private void started(OpBlock op) {
         int id = (int) op.id();
-        for (int j = 0; j < id; j++) {
-            OpBlock earlier = ops.get(j);
-            if (conflict(earlier.def(), op.def()) && state.get(j) != COMPLETED) {
+        int n = published;
+        for (int j = 0; j < n; j++) {
+            OpBlock other = ops.get(j);
+            int st = state.get(j);
+            if (j != id && conflict(other.def(), op.def()) && st != REGISTERED && st != COMPLETED) {
                 violations.add("op " + id + " " + shape(op.def()) + " started before the conflicting op " + j + " "
-                        + shape(earlier.def()) + " completed");
+                        + shape(other.def()) + " completed");
             }
+        }
+        if (uses(op.def(), a)) {
+            startsOnA.add(id); // before it is published as running: it cannot complete before this
+        }
+        if (uses(op.def(), b)) {
+            startsOnB.add(id);
         }
         op.start(null); // before it is published as running: a completer may complete it at once
         if (!state.compareAndSet(id, REGISTERED, STARTED)) {
             violations.add("op " + id + " started twice");
         }
+    }
+
+    /**
+     * The cycle, if any, in "must come before": conflicting ops in the order they started on a shared
+     * variable, and registrations that ended before another began. Null when the pushes are strictly
+     * serialisable.
+     */
+    private String serialisationCycle() {
+        int n = published;
+        boolean[][] before = new boolean[n][n];
+        for (ConcurrentLinkedQueue<Integer> starts : List.of(startsOnA, startsOnB)) {
+            Var v = starts == startsOnA ? a : b;
+            List<Integer> order = new ArrayList<>(starts);
+            for (int i = 0; i < order.size(); i++) {
+                for (int j = i + 1; j < order.size(); j++) {
+                    if (conflictOn(v, ops.get(order.get(i)).def(), ops.get(order.get(j)).def())) {
+                        before[order.get(i)][order.get(j)] = true;
+                    }
+                }
+            }
+        }
+        for (int x = 0; x < n; x++) {
+            for (int y = 0; y < n; y++) {
+                if (x != y && registerEnd.get(x) < registerBegin.get(y) && conflict(ops.get(x).def(), ops.get(y).def())) {
+                    before[x][y] = true;
+                }
+            }
+        }
+        for (int k = 0; k < n; k++) { // transitive closure: n is small
+            for (int x = 0; x < n; x++) {
+                for (int y = 0; y < n; y++) {
+                    before[x][y] |= before[x][k] && before[k][y];
+                }
+            }
+        }
+        for (int x = 0; x < n; x++) {
+            if (before[x][x]) {
+                return "op " + x + " " + shape(ops.get(x).def()) + " must come before itself (starts on a " + startsOnA
+                        + ", on b " + startsOnB + "): the pushes are not serialisable";
+            }
+        }
+        return null;
+    }
+
+    private static boolean conflictOn(Var v, OpDef x, OpDef y) {
+        return uses(x, v) && uses(y, v) && (writes(x, v) || writes(y, v));
+    }
+
+    private static boolean writes(OpDef d, Var v) {
+        for (Var w : d.writes()) {
+            if (w == v) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean conflict(OpDef x, OpDef y) {
@@ -179,8 +252,11 @@ public class TrackerModelCheckTest {
         return new OpDef(owner, fn, reads, writes, FnProperty.NORMAL, "op" + id, OpDef.Kind.USER);
     }
 
-    /** Whether pushes hold the registration lock, as the engine's do (a subclass shows why they must). */
-    protected boolean registrationLock() {
+    /**
+     * Whether an op registers on all its variables at once ({@link OpBlock#register()}, as the engine
+     * does) rather than on each variable on its own (a subclass shows why it must).
+     */
+    protected boolean atomicRegistration() {
         return true;
     }
 
@@ -193,22 +269,25 @@ public class TrackerModelCheckTest {
             op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
             ops.set(id, op);
             published = id + 1;
-            if (registrationLock()) {
-                register(op);
+        }
+        int id = (int) op.id();
+        registerBegin.set(id, clock.incrementAndGet());
+        if (atomicRegistration()) {
+            RuntimeException refused = op.register();
+            if (refused != null) {
+                violations.add("a live variable refused op " + id + ": " + refused);
+            }
+        } else {
+            for (Var v : op.def().reads()) {
+                v.appendRead(op);
+            }
+            for (Var v : op.def().writes()) {
+                v.appendWrite(op, false);
             }
         }
-        if (!registrationLock()) {
-            register(op);
-        }
+        registerEnd.set(id, clock.incrementAndGet());
         if (op.dropGuard()) {
             dispatch(op);
-        }
-    }
-
-    private void register(OpBlock op) {
-        RuntimeException refused = op.register();
-        if (refused != null) {
-            violations.add("a live variable refused op " + op.id() + ": " + refused);
         }
     }
 
@@ -281,6 +360,10 @@ public class TrackerModelCheckTest {
             }
         }
         List<String> problems = new ArrayList<>(violations);
+        String cycle = serialisationCycle();
+        if (cycle != null) {
+            problems.add(cycle);
+        }
         int writesA = 0;
         int writesB = 0;
         for (int id = 0; id < published; id++) {
@@ -338,14 +421,14 @@ public class TrackerModelCheckTest {
                 .check(TrackerModelCheckTest.class);
     }
 
-    /** The same ops with each append done on its own, as if the engine had no registration lock. */
-    public static class WithoutRegistrationLock extends TrackerModelCheckTest {
+    /** The same ops with each append done on its own, under that variable's lock only. */
+    public static class WithoutAtomicRegistration extends TrackerModelCheckTest {
         /** Lincheck makes one instance per run. */
-        public WithoutRegistrationLock() {
+        public WithoutAtomicRegistration() {
         }
 
         @Override
-        protected boolean registrationLock() {
+        protected boolean atomicRegistration() {
             return false;
         }
     }
@@ -400,14 +483,14 @@ public class TrackerModelCheckTest {
     }
 
     @Test
-    void withoutTheRegistrationLockTheModelCheckerFindsAPushCycle() {
-        // Shows the check has teeth. Without the lock, X (reads a, writes b) and Y (reads b, writes a)
-        // pushed at once can each be granted their read and queue their write behind the other's read
-        // (a cycle: neither ever starts), or two pushes can reach a variable in the opposite order from
-        // another (one starts before an op pushed ahead of it completed).
+    void withoutAtomicRegistrationTheModelCheckerFindsAPushCycle() {
+        // Shows the check has teeth. Appending to each variable on its own, X (reads a, writes b) and Y
+        // (reads b, writes a) pushed at once can each be granted their read and queue their write behind
+        // the other's read (a cycle: neither ever starts), or two pushes can reach the variables in
+        // opposite orders (not serialisable).
         LincheckAssertionError e = assertThrows(LincheckAssertionError.class,
-                () -> modelCheckingOptions().iterations(20).minimizeFailedScenario(false).check(WithoutRegistrationLock.class));
-        assertTrue(e.getMessage().contains("never started") || e.getMessage().contains("started before the conflicting op"),
-                e.getMessage());
+                () -> modelCheckingOptions().iterations(20).minimizeFailedScenario(false).check(WithoutAtomicRegistration.class));
+        assertTrue(e.getMessage().contains("never started") || e.getMessage().contains("not serialisable")
+                        || e.getMessage().contains("started before the conflicting op"), e.getMessage());
     }
 }
