@@ -89,7 +89,8 @@ public final class Bulks {
      */
     public boolean offer(OpDef def, Context ctx, int priority) {
         if (open.isEmpty()) {
-            flushAll(); // members another thread held before closing its bulk are pushed at its close already
+            // No bulk open: nothing is held either, since a bulk leaves the open list only after its
+            // close has pushed (registered) its members. One volatile read on the path without bulks.
             return false;
         }
         BulkBuffer b = mine.get();

@@ -51,6 +51,7 @@ public final class OpDef implements OprHandle {
      * @param fn a {@link SyncFn} or an {@link AsyncFn}
      * @param reads de-duplicated, disjoint from writes
      * @param writes de-duplicated
+     * @throws IllegalArgumentException if a variable is listed twice (in one list or both)
      * @param name null for a generated name
      */
     public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind) {
@@ -119,17 +120,23 @@ public final class OpDef implements OprHandle {
         System.arraycopy(writes, 0, all, reads.length, writes.length);
         if (all.length > INSERTION_SORT_LIMIT) {
             Arrays.sort(all, BY_LOCK_ORDER);
-            return all;
-        }
-        // Insertion sort: most ops have a handful of variables, and it allocates nothing.
-        for (int i = 1; i < all.length; i++) {
-            Var v = all[i];
-            int j = i - 1;
-            while (j >= 0 && all[j].lockOrder() > v.lockOrder()) {
-                all[j + 1] = all[j];
-                j--;
+        } else {
+            // Insertion sort: most ops have a handful of variables, and it allocates nothing.
+            for (int i = 1; i < all.length; i++) {
+                Var v = all[i];
+                int j = i - 1;
+                while (j >= 0 && all[j].lockOrder() > v.lockOrder()) {
+                    all[j + 1] = all[j];
+                    j--;
+                }
+                all[j + 1] = v;
             }
-            all[j + 1] = v;
+        }
+        for (int i = 1; i < all.length; i++) {
+            if (all[i] == all[i - 1]) {
+                // register() would wait for its own lock: refuse here (callers de-duplicate; a bug otherwise)
+                throw new IllegalArgumentException(all[i] + " is listed twice in an op's variables");
+            }
         }
         return all;
     }
