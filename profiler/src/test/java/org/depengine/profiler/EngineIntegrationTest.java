@@ -159,12 +159,15 @@ class EngineIntegrationTest {
             p = Profiler.builder().jfr(false).build().start(e);
             VarHandle a = e.newVariable("a");
             VarHandle b = e.newVariable("b");
-            try (org.depengine.api.Bulk bulk = e.bulk(8)) {
+            org.depengine.api.Bulk bulk = e.bulk(8);
+            try {
                 e.op("load").writes(a).run(c -> spin(20_000));
                 e.op("compute").reads(a).writes(b).run(c -> {
                     throw new IllegalStateException("compute failed");
                 });
                 e.op("store").writes(a).run(c -> spin(20_000));
+            } finally {
+                bulk.close(); // the three members are pushed as one merged op here
             }
             org.junit.jupiter.api.Assertions.assertThrows(org.depengine.api.EngineException.class, e::waitForAll);
             p.stop();
