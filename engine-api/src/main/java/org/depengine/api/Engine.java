@@ -386,7 +386,9 @@ public interface Engine extends AutoCloseable {
      * name the member); every later member of the same merged op is skipped and its writes carry the
      * same failure, even when it does not use the failed variables. Members before it keep their
      * results. Listeners and profilers see one op, named {@code "bulk[n]: first..last"} after its first
-     * and last members.
+     * and last members, and each member inside it through
+     * {@link org.depengine.api.listen.OpListener#memberFinished} (name, outcome, times): a profiler draws
+     * the members inside the merged op's bar.
      *
      * <p><b>What ends a merged op</b> (the held members are pushed as one op, in order): reaching
      * {@code size} members; a push by this thread that cannot be merged (an async op, an operator run,

@@ -122,6 +122,12 @@ final class ListenerFanout implements OpListener {
     }
 
     @Override
+    public void memberFinished(OpInfo bulk, int index, String memberName, OpInfo.Outcome outcome,
+                               long startNanos, long endNanos) {
+        each("memberFinished", l -> l.memberFinished(bulk, index, memberName, outcome, startNanos, endNanos));
+    }
+
+    @Override
     public void released(OpInfo producer, OpInfo consumer) {
         each("released", l -> l.released(producer, consumer));
     }

@@ -25,6 +25,11 @@ import java.util.function.ToDoubleFunction;
  * approximation). Shown as a text table or JSON,
  * sorted by any {@link Column}.
  *
+ * <p>The members of a bulk's merged op ({@link org.depengine.api.Engine#bulk(int)}) are counted under
+ * their own names, with their run times (0 for a skipped member) and no queue wait, host or device
+ * part; the merged op keeps its own row ({@code bulk[n]: first..last}) too, so its time is counted
+ * twice when rows are summed. {@link #opCount()} counts the merged op as one op, not its members.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class AggregateStats {
@@ -136,18 +141,17 @@ public final class AggregateStats {
         Map<String, Row> byName = new TreeMap<>();
         Map<String, long[]> runs = new HashMap<>();
         for (TraceModel.Op o : m.ops) {
-            Row r = byName.getOrDefault(o.name, new Row(o.name, 0, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, 0, 0));
+            Row r = row(byName, o.name);
             Summary wait = o.ready >= 0 ? r.queueWait().plus(o.queueWait()) : r.queueWait();
             Summary host = o.isDevice() ? r.host().plus(o.hostTime()) : r.host();
             Summary dev = o.isDevice() ? r.device().plus(o.deviceTime()) : r.device();
-            byName.put(o.name, new Row(o.name, r.count() + 1, r.run().plus(o.runTime()), wait, host, dev, 0, 0));
-            long[] d = runs.computeIfAbsent(o.name, k -> new long[8]);
-            int n = (int) r.count();
-            if (n == d.length) {
-                d = Arrays.copyOf(d, n * 2);
-                runs.put(o.name, d);
+            add(byName, runs, new Row(o.name, r.count() + 1, r.run().plus(o.runTime()), wait, host, dev, 0, 0), o.runTime());
+            for (TraceModel.Member mb : o.members) {
+                // a bulk member has no queue wait of its own and no device part: only its run time
+                Row mr = row(byName, mb.name());
+                add(byName, runs, new Row(mb.name(), mr.count() + 1, mr.run().plus(mb.duration()), mr.queueWait(),
+                        mr.host(), mr.device(), 0, 0), mb.duration());
             }
-            d[n] = o.runTime();
         }
         List<Row> rows = new ArrayList<>(byName.size());
         for (Row r : byName.values()) {
@@ -157,6 +161,22 @@ public final class AggregateStats {
                     percentile(d, 50), percentile(d, 99)));
         }
         return new AggregateStats(rows, m.ops.size(), m.dropped, m.incomplete);
+    }
+
+    private static Row row(Map<String, Row> byName, String name) {
+        return byName.getOrDefault(name, new Row(name, 0, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, Summary.EMPTY, 0, 0));
+    }
+
+    /** Stores {@code updated} (one more run than before) and its run time for the percentiles. */
+    private static void add(Map<String, Row> byName, Map<String, long[]> runs, Row updated, long runTime) {
+        byName.put(updated.name(), updated);
+        long[] d = runs.computeIfAbsent(updated.name(), k -> new long[8]);
+        int n = (int) updated.count() - 1;
+        if (n == d.length) {
+            d = Arrays.copyOf(d, n * 2);
+            runs.put(updated.name(), d);
+        }
+        d[n] = runTime;
     }
 
     /** The nearest-rank percentile of sorted, non-empty values: the smallest value with p% at or below it. */

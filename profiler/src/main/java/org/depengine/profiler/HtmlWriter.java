@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * Writes a {@link TraceModel} as one self-contained HTML page (inline CSS and script, no network):
  * a time ruler with units, lanes per device context and stream, a bar per op ({@code div.op-bar}
- * with {@code data-*} attributes; device parts are {@code div.device-bar}), the dependency arrows
- * (SVG) of the op under the pointer or clicked (if the the statistics table (sortable; p50/p99 per name;
+ * with {@code data-*} attributes; device parts are {@code div.device-bar}; the members of a bulk's
+ * merged op are {@code div.member-bar} children of its bar, with a tooltip each), the dependency arrows
+ * (SVG) of the op under the pointer or clicked, the statistics table (sortable; p50/p99 per name;
  * columns that are empty for the whole trace left out) and zoom (mouse wheel, buttons). When the
  * page's address ends in {@code #op=ID}, that op starts pinned, zoomed to it and its neighbours. When the
  * script has built the page it sets {@code data-rendered="true"} on the body; an uncaught script error
@@ -71,6 +72,7 @@ final class HtmlWriter {
             TraceWriter.names(j, o.reads, o.totalReads);
             j.name("writes");
             TraceWriter.names(j, o.writes, o.totalWrites);
+            members(j, m, o);
             if (!o.args.isEmpty()) {
                 j.name("args").beginObject();
                 for (Map.Entry<String, Object> a : o.args.entrySet()) {
@@ -113,6 +115,21 @@ final class HtmlWriter {
         out.flush();
     }
 
+    /** A merged op's members, drawn as sub-bars inside its bar. */
+    private static void members(JsonWriter j, TraceModel m, TraceModel.Op o) throws IOException {
+        if (o.members.isEmpty()) {
+            return;
+        }
+        j.name("members").beginArray();
+        for (TraceModel.Member mb : o.members) {
+            j.beginObject().field("i", mb.index()).field("name", mb.name());
+            j.name("ts").thousandths(mb.start() - m.origin);
+            j.name("dur").thousandths(mb.duration());
+            j.field("outcome", Rec.outcomeName(mb.outcome())).endObject();
+        }
+        j.endArray();
+    }
+
     private static List<TraceModel.Op> latest(List<TraceModel.Op> ops, int n) {
         return ops.subList(ops.size() - n, ops.size()); // ops are sorted by start
     }
@@ -136,6 +153,10 @@ final class HtmlWriter {
             + "box-sizing:border-box;overflow:hidden;color:#fff;font-size:10px;line-height:15px;padding-left:2px;cursor:default}\n"
             + ".device-bar{background-image:repeating-linear-gradient(45deg,rgba(255,255,255,.25) 0 4px,transparent 4px 8px)}\n"
             + ".op-bar.failed{outline:2px solid #c62828}\n.op-bar.skipped{opacity:.45}\n"
+            + ".op-bar.has-members{font-size:8px;line-height:7px}\n"
+            + ".member-bar{position:absolute;top:7px;height:8px;min-width:1px;box-sizing:border-box;overflow:hidden;"
+            + "font-size:7px;line-height:8px;border-left:1px solid rgba(255,255,255,.7)}\n"
+            + ".member-bar.failed{border:1px solid #c62828}\n.member-bar.skipped{opacity:.45}\n"
             + "#arrows{position:absolute;left:0;top:0;pointer-events:none;z-index:2}\n"
             + ".lane.ruler,.label.ruler{background:#f5f5f5;color:#555}\n"
             + ".tick{position:absolute;top:0;height:21px;border-left:1px solid #b0bec5;padding-left:3px;font-size:10px;"
@@ -195,16 +216,27 @@ final class HtmlWriter {
             function argText(o){return o.args?'  '+Object.keys(o.args).map(function(k){return k+'='+o.args[k];}).join(' '):'';}
             function describe(o){return o.name+argText(o)+'  #'+o.id+'  '+o.prop+' prio '+o.prio+'  '+o.outcome+'  start '+fmt(o.ts)
              +'  host '+fmt(o.dur)+(o.dlane!==undefined?'  device '+fmt(o.ddur):'')
-             +(o.wait>=0?'  wait '+fmt(o.wait):'')+'  reads ['+o.reads.join(', ')+']  writes ['+o.writes.join(', ')+']';}
+             +(o.wait>=0?'  wait '+fmt(o.wait):'')+'  reads ['+o.reads.join(', ')+']  writes ['+o.writes.join(', ')+']'
+             +(o.members?'  '+o.members.length+' members':'');}
+            function describeMember(o,mb){return mb.name+'  member '+mb.i+' of '+o.name+'  #'+o.id+'  '+mb.outcome
+             +'  start '+fmt(mb.ts)+'  run '+fmt(mb.dur);}
+            // a merged op's members: sub-bars inside its bar, positioned relative to it
+            function memberBars(o,b){return (o.members||[]).map(function(mb){var s=document.createElement('div');
+             s.className='member-bar'+(mb.outcome==='FAILED'?' failed':'')+(mb.outcome==='SKIPPED'?' skipped':'');
+             s.style.background=color(mb.name);s.textContent=mb.name;s.title=describeMember(o,mb);
+             s.dataset.name=mb.name;s.dataset.index=mb.i;s.dataset.outcome=mb.outcome;s.dataset.ts=mb.ts;s.dataset.dur=mb.dur;
+             s.addEventListener('mouseenter',function(){detail.textContent=describeMember(o,mb);});
+             s.addEventListener('mouseleave',function(){detail.textContent=describe(o);});
+             b.appendChild(s);return s;});}
             // the arrows into and out of each op; only the focused op's are drawn
             var links=D.ops.map(function(){return [];});
             D.flows.forEach(function(f,k){links[f[0]].push(k);links[f[1]].push(k);});
             var hovered=-1, pinned=-1;
             function focus(){return hovered>=0?hovered:pinned;}
-            var bars=[], dbars=[];
+            var bars=[], dbars=[], mbars=[];
             D.ops.forEach(function(o,i){var b=document.createElement('div');b.className='op-bar'
-             +(o.outcome==='FAILED'?' failed':'')+(o.outcome==='SKIPPED'?' skipped':'');
-             b.style.background=color(o.name);b.textContent=o.name;b.title=describe(o);
+             +(o.outcome==='FAILED'?' failed':'')+(o.outcome==='SKIPPED'?' skipped':'')+(o.members?' has-members':'');
+             b.style.background=color(o.name);b.textContent=o.name;b.title=describe(o);mbars[i]=memberBars(o,b);
              b.dataset.opId=o.id;b.dataset.name=o.name;b.dataset.ts=o.ts;b.dataset.dur=o.dur;b.dataset.lane=D.lanes[o.lane].name;
              b.dataset.property=o.prop;b.dataset.outcome=o.outcome;
              b.addEventListener('mouseenter',function(){hovered=i;detail.textContent=describe(o);arrows();});
@@ -241,6 +273,8 @@ final class HtmlWriter {
             scroll.addEventListener('scroll',ticks);
             function render(){var w=Math.max(scroll.clientWidth,x(end)+20);canvas.style.width=w+'px';
              D.ops.forEach(function(o,i){var b=bars[i];b.style.left=x(o.ts)+'px';b.style.width=Math.max(1,x(o.dur))+'px';
+              (o.members||[]).forEach(function(mb,k){var s=mbars[i][k];s.style.left=(x(mb.ts)-x(o.ts))+'px';
+               s.style.width=Math.max(1,x(mb.dur))+'px';});
               if(dbars[i]){dbars[i].style.left=x(o.dts)+'px';dbars[i].style.width=Math.max(1,x(o.ddur))+'px';}});
              svg.setAttribute('width',w);svg.setAttribute('height',rows.length*LANE_H);
              ticks();arrows();}

@@ -5,7 +5,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether JFR records {@link OpEvent}s now: one cheap check per event, so a profiler pays nothing more
+ * Whether JFR records {@link OpEvent}s (and {@link BulkMemberEvent}s) now: one cheap check per event, so a profiler pays nothing more
  * for JFR while no recording enables the event. Not part of the API.
  */
 /*
@@ -15,16 +15,17 @@ import org.slf4j.LoggerFactory;
  */
 final class JfrSupport {
     private static final Logger LOG = LoggerFactory.getLogger(JfrSupport.class);
-    private static final EventType TYPE = load();
+    private static final EventType TYPE = load(OpEvent.class, OpEvent.NAME);
+    private static final EventType MEMBER_TYPE = TYPE == null ? null : load(BulkMemberEvent.class, BulkMemberEvent.NAME);
 
     private JfrSupport() {
     }
 
-    private static EventType load() {
+    private static EventType load(Class<? extends jdk.jfr.Event> type, String name) {
         try {
-            return EventType.getEventType(OpEvent.class);
+            return EventType.getEventType(type);
         } catch (LinkageError | RuntimeException e) {
-            LOG.debug("JFR is not available; no {} events", OpEvent.NAME, e);
+            LOG.debug("JFR is not available; no {} events", name, e);
             return null;
         }
     }
@@ -32,5 +33,10 @@ final class JfrSupport {
     /** True while at least one recording enables {@link OpEvent}. */
     static boolean enabled() {
         return TYPE != null && TYPE.isEnabled();
+    }
+
+    /** True while at least one recording enables {@link BulkMemberEvent}. */
+    static boolean membersEnabled() {
+        return MEMBER_TYPE != null && MEMBER_TYPE.isEnabled();
     }
 }

@@ -21,7 +21,11 @@ import org.slf4j.LoggerFactory;
  * turns it into a Chrome trace-event JSON file ({@link #dump}), aggregate statistics
  * ({@link #stats}), JFR events ({@link OpEvent}) and a self-contained HTML timeline
  * ({@link #writeHtml}). Ops pushed with arguments ({@link org.depengine.api.OpBuilder#arg(String, long)})
- * show them in the trace and the timeline; the statistics group ops by name only.
+ * show them in the trace and the timeline; the statistics group ops by name only. The members of a
+ * bulk's merged op ({@link org.depengine.api.Engine#bulk(int)}, reported through
+ * {@link OpListener#memberFinished}) are drawn as slices nested inside the merged op's bar, in the
+ * trace and the timeline, are rows of their own in the statistics, and are {@link BulkMemberEvent}s
+ * for JFR.
  *
  * <h2>Use</h2>
  * <pre>{@code
@@ -485,7 +489,7 @@ public final class Profiler {
             return this;
         }
 
-        /** Whether to commit {@link OpEvent}s while JFR records them; default true. */
+        /** Whether to commit {@link OpEvent}s and {@link BulkMemberEvent}s while JFR records them; default true. */
         public Builder jfr(boolean enabled) {
             this.jfr = enabled;
             return this;

@@ -19,8 +19,11 @@ import org.depengine.api.listen.OpInfo;
  * VARS      w1 = kind | count<<8 | var id<<32           w2 = var | var<<32   w3 = var | var<<32
  * ARGS      w1 = kind | value type<<8 | key id<<32     w2 = value (long, double bits or text id)
  * RELEASED  w1 = kind                                   w2 = producer id    w3 = consumer id
+ * MEMBER    w1 = kind | outcome<<8 | name id<<32       w2 = merged op id   w3 = member's start nanoTime
+ * MEMBER_END w1 = kind                                  w2 = member index   w3 = member's end nanoTime
  * FINISHED is always followed by its INFO and VARS records (reads, then writes), then one ARGS record
- * per argument kept, in one group.
+ * per argument kept, in one group. MEMBER (a member of a bulk's merged op, OpListener.memberFinished) is
+ * always followed by its MEMBER_END, in one group; both come before the merged op's FINISHED.
  */
 final class Rec {
     static final int READY = 1;
@@ -31,6 +34,8 @@ final class Rec {
     static final int VARS = 6;
     static final int RELEASED = 7;
     static final int ARGS = 8;
+    static final int MEMBER = 9;
+    static final int MEMBER_END = 10;
 
     /** Variables kept per list and op; the rest are only counted. */
     static final int MAX_VARS = 64;

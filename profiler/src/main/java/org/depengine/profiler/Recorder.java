@@ -13,14 +13,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link OpListener} a {@link Profiler} adds to its engine: records each event into the calling
  * thread's {@link Ring} while the profiler is {@link Profiler.State#RUNNING running}, and commits
- * {@link OpEvent}s for JFR. Never blocks, never throws, allocates nothing per op (but for the JFR
- * event, and for an op's arguments when it has some). Not part of the API.
+ * {@link OpEvent}s (and {@link BulkMemberEvent}s) for JFR. Never blocks, never throws, allocates nothing
+ * per op or bulk member (but for the JFR events, and for an op's arguments when it has some). Not part
+ * of the API.
  */
 /*
  * Listener calls go to the calling thread's Ring (ThreadLocal, checked against the current Session so
  * clear() is one volatile write). READY, STARTED and LAUNCHED are one record each; FINISHED is a group
  * of FINISHED + INFO (name, priority, stream) + VARS (+ ARGS) records, so the static facts of an op are
- * copied once, from the OpInfo, while it is still valid; RELEASED is one record per dependency arrow.
+ * copied once, from the OpInfo, while it is still valid; RELEASED is one record per dependency arrow;
+ * a bulk member is MEMBER + MEMBER_END, keyed by the merged op's id (not by position in the ring, which
+ * may lap).
  * Names, contexts, streams and text arguments become small int ids through capped tables. JFR: an op's
  * durations are only known to the finishing thread through InFlight, which is written only while the
  * OpEvent type is enabled.
@@ -151,6 +154,34 @@ final class Recorder implements OpListener {
         }
     }
 
+    /**
+     * Records a member of a bulk's merged op (two records: its name, outcome and times, joined to the
+     * merged op by its id); commits a {@link BulkMemberEvent} when JFR records it.
+     */
+    @Override
+    public void memberFinished(OpInfo bulk, int index, String memberName, OpInfo.Outcome outcome,
+                               long startNanos, long endNanos) {
+        try {
+            if (accepts(bulk)) {
+                Ring r = ring();
+                Session s = r.session;
+                if (r == s.refused) {
+                    s.lostRecords.add(2);
+                    return;
+                }
+                int nameId = s.opNames.id(String.valueOf(memberName));
+                r.put(Rec.MEMBER | ((long) Rec.outcome(outcome) << 8) | ((long) nameId << 32), bulk.id(), startNanos);
+                r.put(Rec.MEMBER_END, index, endNanos);
+                r.publish();
+                if (jfr && JfrSupport.membersEnabled()) {
+                    commitMemberJfr(bulk, index, memberName, outcome, endNanos - startNanos);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("profiler: member event ignored", e);
+        }
+    }
+
     /** Records a dependency arrow when both ends are recorded. */
     @Override
     public void released(OpInfo producer, OpInfo consumer) {
@@ -270,6 +301,20 @@ final class Recorder implements OpListener {
         r.lastStream = st;
         r.lastStreamId = id;
         return id;
+    }
+
+    private static void commitMemberJfr(OpInfo bulk, int index, String memberName, OpInfo.Outcome outcome, long runTime) {
+        BulkMemberEvent e = new BulkMemberEvent();
+        if (!e.shouldCommit()) {
+            return;
+        }
+        e.bulkId = bulk.id();
+        e.bulkName = bulk.name();
+        e.index = index;
+        e.memberName = memberName;
+        e.outcome = String.valueOf(outcome);
+        e.runTime = runTime;
+        e.commit();
     }
 
     private void commitJfr(OpInfo op, long nanoTime) {

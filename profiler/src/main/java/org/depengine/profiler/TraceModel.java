@@ -46,6 +46,8 @@ final class TraceModel {
         /** Argument names and values (Long, Double, Boolean or String), in the order given; empty for none. */
         Map<String, Object> args = Map.of();
         boolean hasInfo;
+        /** A merged op's members ({@code OpListener.memberFinished}) in push order; empty for other ops. */
+        List<Member> members = List.of();
 
         boolean isDevice() {
             return launched >= 0;
@@ -70,6 +72,21 @@ final class TraceModel {
 
         long deviceTime() {
             return isDevice() ? finished - deviceStart : 0;
+        }
+    }
+
+    /**
+     * One member of a bulk's merged op: it ran on the merged op's thread, inside its run time.
+     *
+     * @param index its position in the merged op, from 0
+     * @param name the name it was pushed with
+     * @param outcome a {@code Rec.OUTCOME_*} value
+     * @param start nanoTime before it ran (when it was skipped, for a skipped member)
+     * @param end nanoTime after it ran ({@code start} for a skipped member)
+     */
+    record Member(int index, String name, int outcome, long start, long end) {
+        long duration() {
+            return end - start;
         }
     }
 
@@ -138,8 +155,11 @@ final class TraceModel {
                         edges.add(new long[] {a, b});
                         i++;
                         break;
+                    case Rec.MEMBER:
+                        i = member(s, byId, w, idx, n, i);
+                        break;
                     default:
-                        i++; // an INFO or VARS record whose FINISHED was overwritten
+                        i++; // an INFO, VARS, ARGS or MEMBER_END record whose first record was overwritten
                         break;
                 }
             }
@@ -219,6 +239,23 @@ final class TraceModel {
             o.id = k;
             return o;
         });
+    }
+
+    /** Reads a MEMBER group starting at record i into its merged op; returns the index after it. */
+    private static int member(Session s, Map<Long, Op> byId, long[] w, long[] idx, int n, int i) {
+        int j = i + 1;
+        if (j >= n || idx[j] != idx[i] + 1 || Rec.kind(w[j * 3]) != Rec.MEMBER_END) {
+            return j; // its end was recycled while we read: the member is left out
+        }
+        long w1 = w[i * 3];
+        Op o = op(byId, w[i * 3 + 1]);
+        if (o.members.isEmpty()) {
+            o.members = new ArrayList<>();
+        }
+        String name = s.opNames.key(Rec.hi(w1));
+        o.members.add(new Member(Rec.lo(w[j * 3 + 1]), name == null ? "(other)" : name, (int) ((w1 >>> 8) & 0xF),
+                w[i * 3 + 2], w[j * 3 + 2]));
+        return j + 1;
     }
 
     /** Reads a FINISHED group starting at record i; returns the index after it. */

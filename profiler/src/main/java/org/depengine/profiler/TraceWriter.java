@@ -13,8 +13,10 @@ import java.util.Set;
  * Layout: one process per device context (pid = the context's id, named with process_name metadata),
  * one thread per recording thread (tid = ring index + 1) and per stream (tid = STREAM_TID_BASE +
  * stream id), named with thread_name metadata. Each op is a complete event (ph X) on the thread that
- * ran it; a device op (launched != finished) has a second one, cat "device", on its stream's lane from
- * where the stream could start it to where it was done. Each dependency arrow is a flow: ph "s" inside
+ * ran it; the members of a bulk's merged op are complete events (cat "op,member", args index, outcome,
+ * bulk, bulk_id) on the same thread within the merged op's time, so viewers nest them under it; a
+ * device op (launched != finished) has a second one, cat "device", on its stream's lane from where the
+ * stream could start it to where it was done. Each dependency arrow is a flow: ph "s" inside
  * the producer's last slice, ph "f" with bp "e" at the consumer's start, with a shared id. Times are
  * microseconds from the earliest recorded time, with nanosecond decimals. An op's own arguments
  * (OpBuilder.arg) are fields of the host event's args next to the profiler's; one whose key the
@@ -74,6 +76,7 @@ final class TraceWriter {
             }
             j.endObject();
             j.endObject();
+            members(j, m, o);
             if (o.isDevice()) {
                 j.beginObject();
                 j.field("name", o.name).field("cat", "op,device").field("ph", "X");
@@ -114,6 +117,26 @@ final class TraceWriter {
         j.endObject();
         j.endObject();
         out.flush();
+    }
+
+    /**
+     * A merged op's members: complete events on its lane, each within its time, which Perfetto and
+     * chrome://tracing nest under it (written right after it, so a viewer that needs the parent first
+     * at equal times has it).
+     */
+    private static void members(JsonWriter j, TraceModel m, TraceModel.Op o) throws IOException {
+        for (TraceModel.Member mb : o.members) {
+            j.beginObject();
+            j.field("name", mb.name()).field("cat", "op,member").field("ph", "X");
+            j.name("ts").thousandths(mb.start() - m.origin);
+            j.name("dur").thousandths(mb.duration());
+            j.field("pid", o.pid).field("tid", o.hostTid);
+            j.name("args").beginObject();
+            j.field("op", mb.name()).field("index", mb.index()).field("outcome", Rec.outcomeName(mb.outcome()));
+            j.field("bulk", o.name).field("bulk_id", o.id);
+            j.endObject();
+            j.endObject();
+        }
     }
 
     private static void meta(JsonWriter j, String name, int pid, int tid, String key, String value) throws IOException {

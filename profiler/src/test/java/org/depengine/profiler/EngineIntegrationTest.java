@@ -151,6 +151,45 @@ class EngineIntegrationTest {
         assertTrue(page.contains("\"args\":{\"epoch\":1,\"phase\":\"train\"}"), "the timeline carries the arguments");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"naive", "pooled"})
+    void aBulksMembersAreNestedInsideItsSliceWithTheirOutcomes(String engine) throws Exception {
+        Profiler p;
+        try (Engine e = Engine.create(engine)) {
+            p = Profiler.builder().jfr(false).build().start(e);
+            VarHandle a = e.newVariable("a");
+            VarHandle b = e.newVariable("b");
+            org.depengine.api.Bulk bulk = e.bulk(8);
+            try {
+                e.op("load").writes(a).run(c -> spin(20_000));
+                e.op("compute").reads(a).writes(b).run(c -> {
+                    throw new IllegalStateException("compute failed");
+                });
+                e.op("store").writes(a).run(c -> spin(20_000));
+            } finally {
+                bulk.close(); // the three members are pushed as one merged op here
+            }
+            org.junit.jupiter.api.Assertions.assertThrows(org.depengine.api.EngineException.class, e::waitForAll);
+            p.stop();
+        }
+        java.io.StringWriter sw = new java.io.StringWriter();
+        p.writeTrace(sw);
+        TraceView t = new TraceView(sw.toString());
+        Map<String, Object> merged = t.hostOp("bulk[3]: load..store");
+        List<Map<String, Object>> members = t.members();
+        assertEquals(List.of("load", "compute", "store"), members.stream().map(ev -> ev.get("name")).toList());
+        assertEquals(List.of("DONE", "FAILED", "SKIPPED"),
+                members.stream().map(ev -> obj(ev.get("args")).get("outcome")).toList());
+        for (Map<String, Object> m : members) {
+            assertEquals(t.laneOf(merged), t.laneOf(m), "on the merged op's lane");
+            assertTrue(d(m, "ts") >= d(merged, "ts") && d(m, "ts") + d(m, "dur") <= d(merged, "ts") + d(merged, "dur"),
+                    "nested inside the merged op: " + m + " in " + merged);
+        }
+        assertTrue(d(members.get(0), "dur") >= 20.0, "load spun 20 µs");
+        assertEquals(1, t.hostOps().size(), "one op: the merged one");
+        assertEquals(1, p.stats().row("store").orElseThrow().count());
+    }
+
     private static void spin(long nanos) {
         long end = System.nanoTime() + nanos;
         while (System.nanoTime() < end) {

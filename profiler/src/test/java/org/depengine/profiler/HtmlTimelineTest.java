@@ -118,6 +118,55 @@ class HtmlTimelineTest {
         assertTrue(dom.contains("stream COMPUTE#0"));
     }
 
+    @Test
+    void bulkMembersAreSubBarsInsideTheBulksBar() throws Exception {
+        assumeChromium();
+        Profiler p = BulkMembersTraceTest.bulkTrace(Profiler.builder().build());
+        Path html = dir.resolve("bulk.html");
+        p.writeHtml(html);
+        String dom = chromium(html, "--dump-dom");
+        assertRenderedWithoutScriptErrors(dom);
+        Matcher bar = Pattern.compile("<div class=\"op-bar has-members\"[^>]*style=\"([^\"]*)\"[^>]*>"
+                + Pattern.quote(BulkMembersTraceTest.BULK) + "((?:<div class=\"member-bar[^>]*>[^<]*</div>)+)</div>").matcher(dom);
+        assertTrue(bar.find(), "the merged op's bar holds the member bars: " + dom);
+        assertEquals(3, count(dom, "<div class=\"member-bar"), "a bar per member");
+        assertEquals(3, count(bar.group(2), "<div class=\"member-bar"), "every member bar is inside the merged op's bar");
+        double barWidth = px(bar.group(1), "width");
+        List<String> members = new ArrayList<>();
+        Matcher m = Pattern.compile("<div class=\"member-bar[^>]*>").matcher(bar.group(2));
+        double[] expectedLeft = {50, 300, 850};   // ns into the 900 ns merged op
+        double[] expectedWidth = {250, 500, 0};
+        int i = 0;
+        while (m.find()) {
+            String tag = m.group();
+            String name = attr(tag, "data-name");
+            members.add(attr(tag, "class") + " " + name);
+            assertTrue(attr(tag, "title").startsWith(name + "  member " + i + " of " + BulkMembersTraceTest.BULK),
+                    "a tooltip per member: " + tag);
+            double left = px(attr(tag, "style"), "left");
+            double width = px(attr(tag, "style"), "width");
+            assertEquals(barWidth * expectedLeft[i] / 900, left, 1.5, "member " + i + " starts where it ran: " + tag);
+            assertEquals(Math.max(1, barWidth * expectedWidth[i] / 900), width, 1.5, "member " + i + "'s width is its run time");
+            assertTrue(left >= 0 && left + width <= barWidth + 1, "inside the bar");
+            i++;
+        }
+        assertEquals(List.of("member-bar load", "member-bar failed compute", "member-bar skipped store"), members);
+        assertTrue(dom.contains("<td>load</td>") && dom.contains("<td>compute</td>"), "statistics rows of the members");
+    }
+
+    private static String attr(String tag, String name) {
+        Matcher m = Pattern.compile("\\s" + name + "=\"([^\"]*)\"").matcher(tag);
+        assertTrue(m.find(), name + " in " + tag);
+        return m.group(1);
+    }
+
+    /** A length in px from an inline style, e.g. {@code width} of {@code "left: 3px; width: 12.5px;"}. */
+    private static double px(String style, String property) {
+        Matcher m = Pattern.compile("(?:^|;\\s*)" + property + ":\\s*([0-9.]+)px").matcher(style);
+        assertTrue(m.find(), property + " in " + style);
+        return Double.parseDouble(m.group(1));
+    }
+
     /** Skips without Chromium, or fails where the build requires it (-Ddepengine.test.requireDevices=chromium). */
     private static void assumeChromium() {
         Requirements.assume("chromium", Files.isExecutable(CHROMIUM), "headless Chromium is needed at " + CHROMIUM

@@ -80,6 +80,30 @@ class JfrEventTest {
     }
 
     @Test
+    void bulkMembersAreEventsOfTheirOwn() throws Exception {
+        Profiler p = Profiler.builder().build(); // started by bulkTrace
+        Path file = dir.resolve("members.jfr");
+        try (Recording r = new Recording()) {
+            r.enable(OpEvent.NAME);
+            r.enable(BulkMemberEvent.NAME);
+            r.start();
+            BulkMembersTraceTest.bulkTrace(p);
+            r.stop();
+            r.dump(file);
+        }
+        List<RecordedEvent> members = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals(BulkMemberEvent.NAME)).toList();
+        assertEquals(List.of("load", "compute", "store"), members.stream().map(e -> e.getString("memberName")).toList());
+        assertEquals(List.of("DONE", "FAILED", "SKIPPED"), members.stream().map(e -> e.getString("outcome")).toList());
+        assertEquals(List.of(250L, 500L, 0L), members.stream().map(e -> e.getLong("runTime")).toList());
+        assertEquals(List.of(0, 1, 2), members.stream().map(e -> e.getInt("index")).toList());
+        for (RecordedEvent e : members) {
+            assertEquals(1L, e.getLong("bulkId"));
+            assertEquals(BulkMembersTraceTest.BULK, e.getString("bulkName"));
+        }
+    }
+
+    @Test
     void jfrCanBeTurnedOff() throws Exception {
         Profiler p = Profiler.builder().jfr(false).build();
         p.start(new Fakes.ListenerSink("e").engine);

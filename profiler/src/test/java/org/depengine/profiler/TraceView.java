@@ -58,11 +58,23 @@ final class TraceView {
         return out;
     }
 
-    /** Complete events of ops' host parts (cat op or op,host). */
+    /** Complete events of ops' host parts (cat op or op,host; not the members of bulks). */
     List<Map<String, Object>> hostOps() {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Map<String, Object> e : ph("X")) {
-            if (!String.valueOf(e.get("cat")).contains("device")) {
+            String cat = String.valueOf(e.get("cat"));
+            if (!cat.contains("device") && !cat.contains("member")) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    /** Complete events of the members of bulks' merged ops (cat op,member), in the trace's order. */
+    List<Map<String, Object>> members() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> e : ph("X")) {
+            if ("op,member".equals(e.get("cat"))) {
                 out.add(e);
             }
         }

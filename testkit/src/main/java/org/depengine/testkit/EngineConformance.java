@@ -54,4 +54,7 @@ public abstract class EngineConformance implements EngineUnderTest {
 
     @Nested
     class Bulk extends BulkConformance { }
+
+    @Nested
+    class BulkMembers extends BulkMembersConformance { }
 }
