@@ -78,11 +78,10 @@ devices=cpu
 if grep -q '^opencl\.available=true' "$meta"; then devices=cpu,opencl; fi
 # One busy-spin calibration for the whole run, so every fork (every contender) does the same work.
 spin="$(sed -n 's/^spin\.iterationsPerMicro=//p' "$meta")"
-jvm_args=("-Dbench.spin.iterationsPerMicro=$spin")
 host_args=()
 if [ "$jdk" -ge 23 ]; then
-  # JMH 1.37 uses sun.misc.Unsafe's memory access, which JDK 23+ warns about in every JVM (JEP 471).
-  jvm_args+=(--sun-misc-unsafe-memory-access=allow)
+  # JMH 1.37 uses sun.misc.Unsafe's memory access, which JDK 23+ warns about in every JVM (JEP 471);
+  # the forks inherit the host JVM's options.
   host_args+=(--sun-misc-unsafe-memory-access=allow)
 fi
 
@@ -157,7 +156,7 @@ fi
 echo "== $name: $("$java" -version 2>&1 | head -1); JMH ${ours[*]} ${includes[*]} $*"
 [ "$mode" = profile ] || cp "$meta" "$out/$name.properties"
 status=0
-"$java" ${host_args[@]+"${host_args[@]}"} -jar "$jar" "${ours[@]}" ${profilers[@]+"${profilers[@]}"} -jvmArgsPrepend "${jvm_args[*]}" -rf json -rff "$json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$txt" || status=$?
+"$java" ${host_args[@]+"${host_args[@]}"} -jar "$jar" "${ours[@]}" ${profilers[@]+"${profilers[@]}"} -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$txt" || status=$?
 if grep -q '<failure>' "$txt"; then
   echo "== some benchmarks FAILED (see <failure> in $txt); the report leaves them out" >&2
   status=1
