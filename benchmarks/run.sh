@@ -3,8 +3,14 @@
 #
 #   benchmarks/run.sh quick   [JMH options...]   ~6 min on 2 cores: 1 fork, short iterations, a parameter subset
 #   benchmarks/run.sh full    [JMH options...]   ~22 min on 2 cores: 2 forks, every parameter
-#   benchmarks/run.sh targets [JMH options...]   ~12 min on 2 cores: 2 forks x 5 iterations of what issue #16's
-#                                                targets need (pooled and perdevice, their baselines)
+#   benchmarks/run.sh targets [JMH options...]   ~15 min on 2 cores: 2 forks x 5 iterations of what issue #16's
+#                                                targets need (pooled and perdevice, their baselines), then
+#                                                `profile` (skip it with BENCH_PROFILE=off)
+#   benchmarks/run.sh profile [JMH options...]   ~3 min on 2 cores: the workloads whose targets can be missed
+#                                                (RandomDag mxnet/wide, LinearChain plain and bulk(16),
+#                                                Independent; pooled, perdevice and cf), 1 fork x 5 x 1 s under
+#                                                JFR (benchmarks/profile.jfc) and JMH's gc profiler; stores
+#                                                results/profiles/jdkN.{json,txt}, which the report quotes
 #   benchmarks/run.sh smoke   [JMH options...]   ~3 min: every benchmark once, to check they all work
 #                                                (results and report under benchmarks/target/smoke, not stored)
 #   benchmarks/run.sh report                     only regenerate RESULTS.md from benchmarks/results/
@@ -14,17 +20,20 @@
 #   JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 benchmarks/run.sh full
 # Each run stores benchmarks/results/MODE-jdkN.json (JMH's JSON), MODE-jdkN.properties (machine and
 # JDK) and MODE-jdkN.txt (JMH's console output), replacing an earlier run of the same mode and JDK;
-# RESULTS.md is then regenerated from every stored run (sections: mode × JDK).
-# Extra arguments go to JMH, e.g. a benchmark regex (`RandomDag`) or -jvmArgsAppend -Ddepengine.cpu.workers=2
-# (run.sh itself uses -jvmArgsPrepend to hand every fork the busy-spin rate it calibrated once).
+# RESULTS.md is then regenerated from every stored run (sections: mode × JDK; a targets section quotes
+# the profile of its JDK for every missed target).
+# Extra arguments go to JMH, e.g. -jvmArgsAppend -Ddepengine.cpu.workers=2, or -f/-i/-r/-p to override the
+# mode's own settings. A first argument that is not an option is a benchmark regex and replaces the mode's
+# own selection (targets, profile), e.g. `benchmarks/run.sh profile 'LinearChain\.bulk$'`.
+# (run.sh itself uses -jvmArgsPrepend to hand every fork the busy-spin rate it calibrated once.)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 mode="${1:-}"
 case "$mode" in
-  quick|full|smoke|targets|report) shift ;;
-  *) echo "usage: $0 quick|full|smoke|targets|report [JMH options...]" >&2; exit 2 ;;
+  quick|full|smoke|targets|profile|report) shift ;;
+  *) echo "usage: $0 quick|full|smoke|targets|profile|report [JMH options...]" >&2; exit 2 ;;
 esac
 
 if [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java="$(command -v java)"; fi
@@ -34,7 +43,7 @@ jar="$here/target/benchmarks.jar"
 if [ ! -f "$jar" ] || [ -n "$(find "$root" \( -name .git -o -name target \) -prune -o \
       \( -name '*.java' -o -name pom.xml \) -newer "$jar" -print -quit)" ]; then
   echo "== building benchmarks/target/benchmarks.jar"
-  (cd "$root" && mvn -B -ntp -q -pl benchmarks -am -DskipTests package)
+  (cd "$root" && ./mvnw -B -ntp -q -pl benchmarks -am -DskipTests package)
 fi
 
 report() { # RESULTS_DIR OUT.md
@@ -50,7 +59,8 @@ fi
 if [ "$mode" = smoke ]; then out="$here/target/smoke"; else out="$here/results"; fi
 mkdir -p "$out"
 meta="$(mktemp)"
-trap 'rm -f "$meta" "$meta.log"' EXIT
+scratch="$(mktemp -d)" # profile: JMH's JSON and the JFR recordings, summarised then dropped
+trap 'rm -rf "$meta" "$meta.log" "$scratch"' EXIT
 if ! "$java" -cp "$jar" org.depengine.benchmarks.report.MachineInfo "$meta" "$mode" 2>"$meta.log"; then
   cat "$meta.log" >&2
   echo "== could not record the machine (MachineInfo failed, above)" >&2
@@ -58,10 +68,22 @@ if ! "$java" -cp "$jar" org.depengine.benchmarks.report.MachineInfo "$meta" "$mo
 fi
 jdk="$(sed -n 's/^java\.feature=//p' "$meta")"
 name="$mode-jdk$jdk"
+# The code measured: the commit, "+dirty" if anything but stored results differs from it.
+commit="$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+if [ "$commit" != unknown ] && ! git -C "$root" diff --quiet HEAD -- . ':!benchmarks/results' ':!benchmarks/RESULTS.md'; then
+  commit="$commit+dirty"
+fi
+echo "git.commit=$commit" >>"$meta"
 devices=cpu
 if grep -q '^opencl\.available=true' "$meta"; then devices=cpu,opencl; fi
 # One busy-spin calibration for the whole run, so every fork (every contender) does the same work.
 spin="$(sed -n 's/^spin\.iterationsPerMicro=//p' "$meta")"
+host_args=()
+if [ "$jdk" -ge 23 ]; then
+  # JMH 1.37 uses sun.misc.Unsafe's memory access, which JDK 23+ warns about in every JVM (JEP 471);
+  # the forks inherit the host JVM's options.
+  host_args+=(--sun-misc-unsafe-memory-access=allow)
+fi
 
 case "$mode" in
   smoke)
@@ -80,10 +102,24 @@ case "$mode" in
     # Independent (with bulk(16)), Metg, CpuParallel G=10/100 µs, ComputeCopyOverlap; no Dexecutor.
     settings=(-f 2 -wi 2 -w 500ms -i 5 -r 500ms -p engine=pooled,perdevice -p grainMicros=10,100 -p device="$devices")
     ;;
+  profile)
+    # One fork: JMH's JFR profiler names each recording by benchmark, so a second fork would overwrite it.
+    # Longer iterations than targets', for ~1,000 samples per benchmark; cf for comparison (its allocation).
+    settings=(-f 1 -wi 2 -w 1s -i 5 -r 1s -p engine=pooled,perdevice -p bulkEngine=pooled+bulk16,perdevice+bulk16
+      -p baseline=cf -p profiling=off)
+    ;;
 esac
 includes=()
-if [ "$mode" = targets ]; then
-  includes=('\.(RandomDag|LinearChain|Independent|Metg|CpuParallel|ComputeCopyOverlap)\.(engine|bulk|baseline)$')
+case "$mode" in
+  targets) includes=('\.(RandomDag|LinearChain|Independent|Metg|CpuParallel|ComputeCopyOverlap)\.(engine|bulk|baseline)$') ;;
+  profile) includes=('\.(RandomDag\.(engine|baseline)|LinearChain\.(engine|bulk|baseline)|Independent\.(engine|baseline))$') ;;
+esac
+# A leading regex replaces the mode's selection (JMH would run the union of both).
+user_regex=()
+if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then
+  user_regex=("$1")
+  includes=("$1")
+  shift
 fi
 
 # The caller's options win: drop each of ours (option and value) that the caller's arguments also set
@@ -106,18 +142,42 @@ for ((k = 0; k < ${#settings[@]}; k += 2)); do
   overridden "${settings[k]}" "${settings[k + 1]}" || ours+=("${settings[k]}" "${settings[k + 1]}")
 done
 
-echo "== $name: $("$java" -version 2>&1 | head -1); JMH ${ours[*]} $*"
-cp "$meta" "$out/$name.properties"
+profilers=()
+json="$out/$name.json"
+txt="$out/$name.txt"
+if [ "$mode" = profile ]; then
+  # Stored as results/profiles/jdkN.*: not a MODE-jdkN.json run of its own, but notes on the targets run.
+  mkdir -p "$out/profiles"
+  json="$scratch/jmh.json"
+  txt="$out/profiles/jdk$jdk.txt"
+  profilers=(-prof gc -prof "jfr:dir=$scratch/jfr;configName=$here/profile.jfc;postProcessor=org.depengine.benchmarks.report.JfrBenchmarkTag")
+fi
+
+echo "== $name: $("$java" -version 2>&1 | head -1); JMH ${ours[*]} ${includes[*]} $*"
+[ "$mode" = profile ] || cp "$meta" "$out/$name.properties"
 status=0
-"$java" -jar "$jar" "${ours[@]}" -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$out/$name.json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$out/$name.txt" || status=$?
-if grep -q '<failure>' "$out/$name.txt"; then
-  echo "== some benchmarks FAILED (see <failure> in $out/$name.txt); the report leaves them out" >&2
+"$java" ${host_args[@]+"${host_args[@]}"} -jar "$jar" "${ours[@]}" ${profilers[@]+"${profilers[@]}"} -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$txt" || status=$?
+if grep -q '<failure>' "$txt"; then
+  echo "== some benchmarks FAILED (see <failure> in $txt); the report leaves them out" >&2
   status=1
+fi
+if [ "$mode" = profile ]; then
+  if [ -s "$json" ]; then
+    "$java" -cp "$jar" org.depengine.benchmarks.report.ProfileSummary "$json" "$scratch/jfr" "$out/profiles/jdk$jdk.json" "$commit"
+    echo "== wrote $out/profiles/jdk$jdk.json"
+  else
+    echo "== no JMH results: profile summary not written" >&2
+    status=1
+  fi
 fi
 
 if [ "$mode" = smoke ]; then
   report "$out" "$out/RESULTS.md"
 else
   report "$here/results" "$here/RESULTS.md"
+fi
+# The targets run's misses are explained by a profile of the same code and JDK, recorded right after.
+if [ "$mode" = targets ] && [ "${BENCH_PROFILE:-on}" != off ]; then
+  "$0" profile ${user_regex[@]+"${user_regex[@]}"} "$@" || status=1
 fi
 exit "$status"

@@ -16,8 +16,12 @@ module org.depengine.benchmarks {
     requires org.slf4j;
     requires jmh.core;
     requires dexecutor.core;
-    requires com.fasterxml.jackson.databind; // reads the JMH result files
+    requires com.fasterxml.jackson.databind; // reads the JMH result files, writes and reads the profile summaries
+    requires jdk.jfr; // the profile summary reads JMH's JFR recordings
 
     opens org.depengine.benchmarks to jmh.core;
     opens org.depengine.benchmarks.jmh_generated to jmh.core;
+    // Jackson binds the profile summary's records (report.ProfileRun) reflectively; JMH instantiates the
+    // JFR post-processor (report.JfrBenchmarkTag) reflectively.
+    opens org.depengine.benchmarks.report to com.fasterxml.jackson.databind, jmh.core;
 }

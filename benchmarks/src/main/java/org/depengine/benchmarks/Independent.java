@@ -1,86 +1,10 @@
 package org.depengine.benchmarks;
 
-import java.util.concurrent.TimeUnit;
-import org.depengine.benchmarks.workload.Workload;
-import org.depengine.benchmarks.workload.Workloads;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
-
 /**
  * 2^16 zero-work ops, op i writing variable i mod 1,000 and reading nothing: independent ops, so the
  * cost is the push path and the hand-off to the workers (the "independent ops over 1,000 vars" row of
- * the peer comparison; the CompletableFuture graph is the bar). The {@code bulk} method ({@code ENGINE+bulk16}) pushes each run
- * inside {@code engine.bulk(16)}.
- * Score: time of one whole run.
+ * the peer comparison; the CompletableFuture graph is the bar).
+ * Methods, parameters and states: {@link PushPathBenchmark}.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(2)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class Independent {
-
-    /** The engines. */
-    @State(Scope.Benchmark)
-    public static class Engines extends TrialState {
-        @Param({"naive", "pooled", "perdevice"})
-        public String engine;
-
-        @Setup(Level.Trial)
-        public void open() {
-            trial = Trial.open(Workload.cpu(Workloads.independent()), engine);
-        }
-    }
-
-    /**
-     * The engines pushing each run inside {@code engine.bulk(16)}. A parameter of its own (not
-     * {@code engine}), so that {@code -p engine=...} on the command line leaves these alone.
-     */
-    @State(Scope.Benchmark)
-    public static class BulkEngines extends TrialState {
-        @Param({"pooled+bulk16", "perdevice+bulk16"})
-        public String bulkEngine;
-
-        @Setup(Level.Trial)
-        public void open() {
-            trial = Trial.open(Workload.cpu(Workloads.independent()), bulkEngine);
-        }
-    }
-
-    /** The same op list on the baselines. */
-    @State(Scope.Benchmark)
-    public static class Baselines extends TrialState {
-        @Param({"serial", "cf", "fjp"})
-        public String baseline;
-
-        @Setup(Level.Trial)
-        public void open() {
-            trial = Trial.open(Workload.cpu(Workloads.independent()), baseline);
-        }
-    }
-
-    @Benchmark
-    public void engine(Engines s) {
-        s.trial.runOnce();
-    }
-
-    @Benchmark
-    public void bulk(BulkEngines s) {
-        s.trial.runOnce();
-    }
-
-    @Benchmark
-    public void baseline(Baselines s) {
-        s.trial.runOnce();
-    }
+public class Independent extends PushPathBenchmark {
 }

@@ -34,6 +34,8 @@ public final class MachineInfo {
     static final String DATE = "date";
     static final String OPENCL = "opencl.available";
     static final String SPIN = "spin.iterationsPerMicro";
+    /** The git commit the benchmarks were built from, appended by run.sh (git is not this program's business). */
+    static final String COMMIT = "git.commit";
 
     private MachineInfo() {
     }

@@ -23,7 +23,13 @@ final class Report {
     private Report() {
     }
 
+    /** The report of {@code runs}, without profiles. */
     static String render(List<RunData> runs) {
+        return render(runs, Map.of());
+    }
+
+    /** The report of {@code runs}; each targets section quotes the profile of its JDK from {@code profiles}, if any. */
+    static String render(List<RunData> runs, Map<Integer, ProfileRun> profiles) {
         List<RunData> sorted = new ArrayList<>(runs);
         sorted.sort(Comparator.<RunData>comparingInt(r -> MODES.contains(r.mode) ? MODES.indexOf(r.mode) : MODES.size())
                 .thenComparing(r -> r.mode).thenComparingInt(r -> r.jdk));
@@ -51,7 +57,7 @@ final class Report {
             out.append("\n\n");
         }
         for (RunData r : sorted) {
-            section(out, r);
+            section(out, r, profiles.get(r.jdk));
         }
         return out.toString();
     }
@@ -65,7 +71,8 @@ final class Report {
         return title.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9 -]", "").replace(' ', '-');
     }
 
-    private static void section(StringBuilder out, RunData run) {
+    /** One mode × JDK; {@code profile}: that JDK's profiles (null if none), quoted in a targets section only. */
+    private static void section(StringBuilder out, RunData run, ProfileRun profile) {
         Properties m = run.machine;
         int cores = Integer.parseInt(m.getProperty(MachineInfo.CORES, String.valueOf(Runtime.getRuntime().availableProcessors())));
         out.append("## ").append(title(run)).append("\n\n");
@@ -74,12 +81,16 @@ final class Report {
                 m.getProperty(MachineInfo.OS, "OS unknown")));
         out.append(String.format(Locale.ROOT, "- JDK: %s (%s, %s)%n", m.getProperty(MachineInfo.JAVA_VERSION, "JDK " + run.jdk),
                 m.getProperty(MachineInfo.JAVA_VENDOR, "?"), m.getProperty(MachineInfo.JAVA_VM, "?")));
-        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; %d results; busy-spin %s iterations/µs%n%n",
-                run.mode, run.settings, m.getProperty(MachineInfo.DATE, "?"), run.results.size(),
-                m.getProperty(MachineInfo.SPIN, "?")));
+        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; commit %s; %d results; busy-spin %s iterations/µs%n%n",
+                run.mode, run.settings, m.getProperty(MachineInfo.DATE, "?"), m.getProperty(MachineInfo.COMMIT, "unknown"),
+                run.results.size(), m.getProperty(MachineInfo.SPIN, "?")));
 
         Map<String, Group> groups = group(run.results);
-        targets(out, groups, cores);
+        boolean profiled = run.mode.equals("targets");
+        targets(out, groups, cores, profiled ? profile : null);
+        if (profiled) {
+            ProfileSection.render(out, profile, run.jdk, groups);
+        }
         for (String w : WORKLOADS) {
             List<Group> mine = new ArrayList<>();
             for (Group g : groups.values()) {
@@ -250,41 +261,44 @@ final class Report {
 
     // ---- targets ----------------------------------------------------------------------------------
 
-    private static void targets(StringBuilder out, Map<String, Group> groups, int cores) {
+    /** The target table; a missed target's last column quotes {@code profile} (null: "no profile"). */
+    private static void targets(StringBuilder out, Map<String, Group> groups, int cores, ProfileRun profile) {
         out.append("### Targets\n\n");
         out.append("Issue #16's targets, checked for the threaded engines (").append(String.join(", ", TARGET_ENGINES))
                 .append("); ratios to CompletableFuture (cf) are time ÷ cf's time in the same run (lower is better); "
-                        + "CpuParallel's speed-ups assume 2 cores.\n\n");
-        out.append("| target | engine | figures | status |\n|---|---|---|---|\n");
+                        + "CpuParallel's speed-ups assume 2 cores. A missed target's *why* quotes the profile of the "
+                        + "result it was judged on (targets sections only; details under Profiles).\n\n");
+        out.append("| target | engine | figures | status | why (profile) |\n|---|---|---|---|---|\n");
+        Rows rows = new Rows(out, profile);
         for (String e : TARGET_ENGINES) {
-            perOpAndCf(out, groups, e, "RandomDag", Map.of("shape", "mxnet"), "RandomDag mxnet", 330, 0.25);
-            perOpAndCf(out, groups, e, "RandomDag", Map.of("shape", "wide"), "RandomDag wide", 260, 0.5);
-            perOpAndCf(out, groups, e, "LinearChain", Map.of(), "LinearChain", 185, 1.0);
-            perOpAndCf(out, groups, e, "Independent", Map.of(), "Independent", null, 1.0);
+            perOpAndCf(rows, groups, e, "RandomDag", Map.of("shape", "mxnet"), "RandomDag mxnet", 330, 0.25);
+            perOpAndCf(rows, groups, e, "RandomDag", Map.of("shape", "wide"), "RandomDag wide", 260, 0.5);
+            perOpAndCf(rows, groups, e, "LinearChain", Map.of(), "LinearChain", 185, 1.0);
+            perOpAndCf(rows, groups, e, "Independent", Map.of(), "Independent", null, 1.0);
             Group chain = find(groups, "LinearChain", Map.of());
             String bulk = e + "+bulk16";
             Double bulkPerOp = chain == null || chain.time(bulk) == null ? null : chain.time(bulk) / chain.size();
-            row(out, "LinearChain with bulk(16) ≤ 40 ns/op", e, bulkPerOp == null ? null : ns(bulkPerOp) + " ns/op",
-                    bulkPerOp == null ? null : bulkPerOp <= 40);
+            rows.row("LinearChain with bulk(16) ≤ 40 ns/op", e, bulkPerOp == null ? null : ns(bulkPerOp) + " ns/op",
+                    bulkPerOp == null ? null : bulkPerOp <= 40, chain, bulk);
             Double metg = metgNanos(groups, e, cores);
             boolean metgMeasured = groups.values().stream().anyMatch(g -> g.workload.equals("Metg") && g.byContender.containsKey(e));
-            out.append("| METG (op length at 50 % efficiency) reported | ").append(e).append(" | ")
-                    .append(!metgMeasured ? "–" : metg == null ? "above every length measured" : ns(metg) + " ns")
-                    .append(" | ").append(!metgMeasured ? "no data" : metg == null ? "**missed**" : "reported").append(" |\n");
+            rows.row("METG (op length at 50 % efficiency) reported", e, !metgMeasured ? null
+                    : metg == null ? "above every length measured" : ns(metg) + " ns", !metgMeasured ? null : metg != null,
+                    "reported", null, e);
             for (String shape : List.of("mxnet", "wide")) {
                 Group g = find(groups, "RandomDag", Map.of("shape", shape));
                 Double ratio = g == null ? null : g.throughputRatio(e, e + "+profiler"); // T_on / T_off
-                row(out, "RandomDag " + shape + ": profiler on ≤ 1.5× per op", e, ratio == null ? null
+                rows.row("RandomDag " + shape + ": profiler on ≤ 1.5× per op", e, ratio == null ? null
                         : String.format(Locale.ROOT, "%s ns/op on vs %s ns/op off: %s", ns(g.time(e + "+profiler") / g.size()),
-                        ns(g.time(e) / g.size()), times(ratio)), ratio == null ? null : ratio <= 1.5);
+                        ns(g.time(e) / g.size()), times(ratio)), ratio == null ? null : ratio <= 1.5, g, e + "+profiler");
             }
             for (int[] t : new int[][] {{100, 190}, {10, 150}}) {
                 Group g = find(groups, "CpuParallel", Map.of("grainMicros", String.valueOf(t[0])));
                 Double s = g == null ? null : g.speedup(e);
                 double goal = t[1] / 100.0;
-                row(out, String.format(Locale.ROOT, "CpuParallel G=%d µs: speed-up ≥ %.1f× (as before)", t[0], goal), e,
+                rows.row(String.format(Locale.ROOT, "CpuParallel G=%d µs: speed-up ≥ %.1f× (as before)", t[0], goal), e,
                         s == null ? null : "speed-up " + times(s) + " (" + time(g.time(e)) + " vs serial " + time(g.time("serial")) + ")",
-                        s == null ? null : s >= goal);
+                        s == null ? null : s >= goal, g, e);
             }
             for (String device : List.of("cpu", "opencl")) {
                 Group g = find(groups, "ComputeCopyOverlap", Map.of("device", device));
@@ -292,36 +306,38 @@ final class Report {
                     continue; // only measured where an OpenCL driver is installed
                 }
                 Double eff = g == null ? null : g.efficiency(e, cores);
-                row(out, "ComputeCopyOverlap (" + device + "): ≥ 0.9 of ideal (as before)", e, eff == null ? null
+                rows.row("ComputeCopyOverlap (" + device + "): ≥ 0.9 of ideal (as before)", e, eff == null ? null
                         : String.format(Locale.ROOT, "%s of ideal (%s vs ideal %s, serial %s)", fraction(eff), time(g.time(e)),
-                        time(g.ideal(cores)), time(g.time("serial"))), eff == null ? null : eff >= 0.9);
+                        time(g.ideal(cores)), time(g.time("serial"))), eff == null ? null : eff >= 0.9, g, e);
             }
-            forkAgreement(out, groups, e);
+            forkAgreement(rows, groups, e);
         }
         out.append('\n');
     }
 
     /** A workload's ns/op bound (null: none) and its bound on time ÷ cf's time. */
-    private static void perOpAndCf(StringBuilder out, Map<String, Group> groups, String e, String workload,
+    private static void perOpAndCf(Rows rows, Map<String, Group> groups, String e, String workload,
                                    Map<String, String> shape, String label, Integer maxNsPerOp, double maxOfCf) {
         Group g = find(groups, workload, shape);
         Double t = g == null ? null : g.time(e);
         if (maxNsPerOp != null) {
             Double perOp = t == null ? null : t / g.size();
-            row(out, label + " ≤ " + maxNsPerOp + " ns/op", e, perOp == null ? null : ns(perOp) + " ns/op",
-                    perOp == null ? null : perOp <= maxNsPerOp);
+            rows.row(label + " ≤ " + maxNsPerOp + " ns/op", e, perOp == null ? null : ns(perOp) + " ns/op",
+                    perOp == null ? null : perOp <= maxNsPerOp, g, e);
         }
         Double cf = g == null ? null : g.time("cf");
         Double ofCf = t == null || cf == null ? null : t / cf;
-        row(out, String.format(Locale.ROOT, "%s ≤ %.2f× CompletableFuture", label, maxOfCf), e, ofCf == null ? null
+        rows.row(String.format(Locale.ROOT, "%s ≤ %.2f× CompletableFuture", label, maxOfCf), e, ofCf == null ? null
                 : String.format(Locale.ROOT, "%s vs cf %s per run: %s", time(t), time(cf), times(ofCf)),
-                ofCf == null ? null : ofCf <= maxOfCf);
+                ofCf == null ? null : ofCf <= maxOfCf, g, e);
     }
 
     /** Mode flips: every result of the engine (and its variants) must have fork medians within 1.5× of each other. */
-    private static void forkAgreement(StringBuilder out, Map<String, Group> groups, String e) {
+    private static void forkAgreement(Rows rows, Map<String, Group> groups, String e) {
         double worst = Double.NaN;
         String where = null;
+        Group worstGroup = null;
+        String worstContender = null;
         for (Group g : groups.values()) {
             for (Map.Entry<String, Result> c : g.byContender.entrySet()) {
                 if (!c.getKey().equals(e) && !c.getKey().startsWith(e + "+")) {
@@ -331,12 +347,14 @@ final class Report {
                 if (!Double.isNaN(spread) && (Double.isNaN(worst) || spread > worst)) {
                     worst = spread;
                     where = c.getKey() + " on " + (g.shape.isEmpty() ? g.workload : g.workload + " " + g.shape);
+                    worstGroup = g;
+                    worstContender = c.getKey();
                 }
             }
         }
-        row(out, "forks agree within 1.5× on every workload", e, where == null ? null
+        rows.row("forks agree within 1.5× on every workload", e, where == null ? null
                 : String.format(Locale.ROOT, "worst: %s, slowest fork ÷ fastest %s", where, times(worst)),
-                where == null ? null : worst <= 1.5);
+                where == null ? null : worst <= 1.5, worstGroup, worstContender);
     }
 
     /**
@@ -401,9 +419,22 @@ final class Report {
         return null;
     }
 
-    private static void row(StringBuilder out, String target, String engine, String figures, Boolean met) {
-        out.append("| ").append(target).append(" | ").append(engine).append(" | ").append(figures == null ? "–" : figures)
-                .append(" | ").append(met == null ? "no data" : met ? "met" : "**missed**").append(" |\n");
+    /** Writes the target table's rows; a missed row quotes the profile of the result it was judged on. */
+    private record Rows(StringBuilder out, ProfileRun profile) {
+        /**
+         * One row; {@code met} null means no data. {@code g} and {@code contender} name the result behind
+         * the figures (null if none), whose profile explains a miss.
+         */
+        void row(String target, String engine, String figures, Boolean met, Group g, String contender) {
+            row(target, engine, figures, met, "met", g, contender);
+        }
+
+        /** A row whose met status reads {@code metWord} (e.g. "reported"). */
+        void row(String target, String engine, String figures, Boolean met, String metWord, Group g, String contender) {
+            out.append("| ").append(target).append(" | ").append(engine).append(" | ").append(figures == null ? "–" : figures)
+                    .append(" | ").append(met == null ? "no data" : met ? metWord : "**missed**").append(" | ")
+                    .append(Boolean.FALSE.equals(met) ? ProfileSection.cell(profile, g, contender) : "").append(" |\n");
+        }
     }
 
     // ---- number formats ---------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 package org.depengine.benchmarks.report;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -7,12 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Writes {@code RESULTS.md} from every {@code MODE-jdkN.json} in a results folder: a program,
  * {@code java -cp benchmarks.jar org.depengine.benchmarks.report.ReportMain RESULTS_DIR OUT.md}.
  * Sections: one per mode and JDK; each has the machine, the JDK, the targets (met / missed with the
- * figures) and a table per workload shape.
+ * figures) and a table per workload shape. A targets section also quotes the profile summary of its JDK
+ * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target.
  */
 public final class ReportMain {
     private ReportMain() {
@@ -33,8 +38,36 @@ public final class ReportMain {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
         }
-        Files.writeString(Path.of(args[1]), Report.render(readAll(dir)), StandardCharsets.UTF_8);
+        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR))),
+                StandardCharsets.UTF_8);
     }
+
+    /**
+     * Every profile summary ({@code jdkN.json}, see {@link ProfileSummary}) in {@code dir}, by JDK; none
+     * if the folder is missing (the report then says "no profile").
+     *
+     * @throws IllegalArgumentException if a summary is not one
+     */
+    static Map<Integer, ProfileRun> readProfiles(Path dir) throws IOException {
+        Map<Integer, ProfileRun> runs = new TreeMap<>();
+        if (!Files.isDirectory(dir)) {
+            return runs;
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "jdk*.json")) {
+            for (Path f : ds) {
+                ProfileRun run;
+                try {
+                    run = PROFILES.readValue(f.toFile(), ProfileRun.class);
+                } catch (JsonProcessingException e) {
+                    throw new IllegalArgumentException(f + ": not a profile summary: " + e.getOriginalMessage(), e);
+                }
+                runs.put(run.jdk(), run);
+            }
+        }
+        return runs;
+    }
+
+    private static final ObjectMapper PROFILES = new ObjectMapper();
 
     /** Every run stored in {@code dir}, in file-name order. */
     static List<RunData> readAll(Path dir) throws IOException {

@@ -63,6 +63,23 @@ final class RunData {
                 machine.load(r);
             }
         }
+        List<Result> results = new ArrayList<>();
+        String settings = "";
+        for (JsonNode entry : jmhEntries(json)) {
+            if (settings.isEmpty()) {
+                settings = settings(entry);
+            }
+            results.add(result(json, entry));
+        }
+        return new RunData(mode, jdk, machine, results, settings);
+    }
+
+    /**
+     * The entries of a JMH JSON result file (one per benchmark and parameter setting).
+     *
+     * @throws IllegalArgumentException if the file is not JSON or not JMH's array of results
+     */
+    static JsonNode jmhEntries(Path json) throws IOException {
         JsonNode parsed;
         try {
             parsed = JSON.readTree(json.toFile());
@@ -72,18 +89,11 @@ final class RunData {
         if (parsed == null || !parsed.isArray()) {
             throw new IllegalArgumentException(json + ": not a JMH result file (expected a JSON array)");
         }
-        List<Result> results = new ArrayList<>();
-        String settings = "";
-        for (JsonNode entry : parsed) {
-            if (settings.isEmpty()) {
-                settings = settings(entry);
-            }
-            results.add(result(json, entry));
-        }
-        return new RunData(mode, jdk, machine, results, settings);
+        return parsed;
     }
 
-    private static Result result(Path json, JsonNode entry) {
+    /** One JMH entry as a result: workload, method, parameters, median and error in ns, fork spread. */
+    static Result result(Path json, JsonNode entry) {
         String benchmark = entry.path("benchmark").asText();
         int lastDot = benchmark.lastIndexOf('.');
         int classDot = benchmark.lastIndexOf('.', lastDot - 1);
@@ -105,14 +115,14 @@ final class RunData {
         return new Result(workload, method, params, score * scale, error * scale, forkSpread(metric.path("rawData")));
     }
 
-    private static String settings(JsonNode entry) {
+    static String settings(JsonNode entry) {
         return String.format(Locale.ROOT, "forks %s, warm-up %s × %s, measurement %s × %s",
                 entry.path("forks").asText(), entry.path("warmupIterations").asText(), entry.path("warmupTime").asText(),
                 entry.path("measurementIterations").asText(), entry.path("measurementTime").asText());
     }
 
     /** A JSON number, or NaN: JMH writes "NaN" as a string (and a missing error has no number). */
-    private static double number(JsonNode n) {
+    static double number(JsonNode n) {
         return n.isNumber() ? n.doubleValue() : Double.NaN;
     }
 

@@ -110,6 +110,60 @@ class ReportTest {
         assertTrue(md.contains("METG"), md);
     }
 
+    /** A profile summary of LinearChain for perdevice and cf, as ProfileSummary writes it. */
+    private static final String PROFILE = "{\"jdk\": 17, \"javaVersion\": \"17.0.15 (VM)\", \"date\": \"2026-01-01T00:00:00Z\", "
+            + "\"commit\": \"abc\", \"cores\": 2, \"settings\": \"forks 1\", \"profiles\": ["
+            + "{\"benchmark\": \"org.depengine.benchmarks.LinearChain.engine\", \"params\": {\"engine\": \"perdevice\"}, "
+            + "\"opsPerRun\": 65536, \"nanosPerRun\": 6553600, \"allocBytesPerRun\": 3670016, \"gcCount\": 2, \"gcMillis\": 3, "
+            + "\"samples\": 100, \"roles\": [{\"role\": \"pusher\", \"threads\": 1, \"cpuCores\": 0.9, \"busiestThreads\": [], "
+            + "\"samples\": 80, \"selfFrames\": [{\"name\": \"LockSupport.unpark\", \"weight\": 40}], "
+            + "\"engineFrames\": [{\"name\": \"(no engine frame)\", \"weight\": 50}, {\"name\": \"OpBlock.release\", \"weight\": 40}]}, "
+            + "{\"role\": \"engine workers\", \"threads\": 2, \"cpuCores\": 0.6, \"busiestThreads\": [{\"name\": \"w1\", \"weight\": 0.5}], "
+            + "\"samples\": 20, \"selfFrames\": [], \"engineFrames\": []}], \"allocationBytes\": 100, "
+            + "\"allocations\": [{\"name\": \"Node ← VarQueue.add\", \"weight\": 75}]}, "
+            + "{\"benchmark\": \"org.depengine.benchmarks.LinearChain.baseline\", \"params\": {\"baseline\": \"cf\"}, "
+            + "\"opsPerRun\": 65536, \"nanosPerRun\": 6553600, \"allocBytesPerRun\": 4587520, \"gcCount\": 1, \"gcMillis\": 1, "
+            + "\"samples\": 0, \"roles\": [], \"allocationBytes\": 0, \"allocations\": []}]}";
+
+    private static List<String> missedChains() {
+        int chain = 1 << 16;
+        return List.of(result("LinearChain.baseline", "\"baseline\": \"serial\"", chain * 0.005),
+                result("LinearChain.baseline", "\"baseline\": \"cf\"", chain * 0.120),
+                result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.300),
+                result("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.300));
+    }
+
+    @Test
+    void aMissedTargetQuotesItsProfile(@TempDir Path dir) throws Exception {
+        write(dir, "targets-jdk17", missedChains());
+        Files.createDirectories(dir.resolve("profiles"));
+        Files.writeString(dir.resolve("profiles/jdk17.json"), PROFILE, StandardCharsets.UTF_8);
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 300 ns/op | **missed** | [56.0 B/op (cf 70.0); "
+                + "CPU pusher 0.90, engine workers 0.60 cores; hottest engine methods: pusher `OpBlock.release` 50 %]"
+                + "(#profile-linearchain--perdevice--jdk-17) |"), md);
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | pooled | 300 ns/op | **missed** | no profile |"), md);
+        assertTrue(md.contains("#### Profile: LinearChain · perdevice · JDK 17"), md);
+        assertTrue(md.contains("allocation 56.0 B/op (cf: 70.0 B/op), GC: 2 collections, 3 ms"), md);
+        assertTrue(md.contains("| pusher (1) | 0.90 | 80 (80 %) | `LockSupport.unpark` 50 % |"), md);
+        assertTrue(md.contains("| engine workers (2: w1 0.50) | 0.60 | 20 (20 %) | – | – |"), md);
+        assertTrue(md.contains("`Node ← VarQueue.add` 75 %"), md);
+    }
+
+    @Test
+    void withoutProfilesTheReportSaysSo(@TempDir Path dir) throws Exception {
+        write(dir, "targets-jdk25", missedChains());
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+        assertTrue(md.contains("## targets · JDK 25"), md);
+        assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 300 ns/op | **missed** | no profile |"), md);
+        assertTrue(md.contains("### Profiles\n\nNo profile for JDK 25"), md);
+    }
+
     @Test
     void aFileThatIsNotJmhsIsRefused(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("quick-jdk17.json"), "{\"not\": \"jmh\"}");
