@@ -175,6 +175,12 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
      */
     public boolean dropGuard() {
         int drop = grantedAtPush + 1;
+        if (drop == def.lockOrder().length + 1) {
+            // Every variable let it go (or none took it): no variable holds it, so no other thread can
+            // touch the counter, and a plain store does.
+            WAIT.setRelease(this, 0);
+            return true;
+        }
         return (int) WAIT.getAndAdd(this, -drop) == drop;
     }
 
