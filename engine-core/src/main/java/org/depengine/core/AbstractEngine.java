@@ -100,7 +100,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      */
     protected abstract void execute(OpBlock op, boolean pusherThread);
 
-    /** Routes an op before it is registered (sets {@link OpBlock#route}); the default does nothing. */
+    /** Routes an op before it is registered ({@link OpBlock#setRoute}); the default does nothing. */
     protected void prepare(OpBlock op, EngineDevice device) {
     }
 
@@ -250,9 +250,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '"
                         + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
-            op.accounting = epoch;
-            op.device = device;
+            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l, epoch,
+                    device == null ? null : device.forOps());
             prepare(op, device);
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
@@ -300,8 +299,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         OpListener l = op.listener();
         if (l != null) {
-            op.readyNanos = System.nanoTime();
-            l.ready(op, op.readyNanos);
+            l.ready(op, System.nanoTime());
         }
         if (op.def().kind() == OpDef.Kind.WAIT) {
             run(op, null); // it only wakes a waiting thread: no worker needed
@@ -347,15 +345,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.finished(op, System.nanoTime());
         }
-        if (op.inFlight) {
-            diag.landed(op);
+        if (op.isInFlight()) {
+            diag.landed(op); // it was flagged before it completed: see OpBlock.markInFlight
         }
         if (op.isLaunched()) {
             DeviceOrdering.completedAfterLaunch(op, f); // its variables were released at launch
         } else {
             op.releaseVariables();
         }
-        ((PendingOps.Epoch) op.accounting).exit();
+        op.account().exit();
         op.markFinished();
     }
 

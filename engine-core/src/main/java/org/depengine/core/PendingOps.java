@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.depengine.core.tracker.OpAccount;
 
 /**
  * Counts the ops that are pushed and not finished, in epochs, so that {@code waitForAll} waits for
@@ -18,7 +19,7 @@ final class PendingOps {
     private static final long SEALED = Long.MIN_VALUE; // sign bit: the epoch takes no new ops
 
     /** One epoch: a count of unfinished ops with a sealed bit. */
-    static final class Epoch {
+    static final class Epoch implements OpAccount {
         private final AtomicLong state = new AtomicLong();
         private volatile Epoch older;
         private volatile boolean done;
@@ -40,7 +41,8 @@ final class PendingOps {
             }
         }
 
-        void exit() {
+        @Override
+        public void exit() {
             if (state.decrementAndGet() == SEALED) {
                 finish();
             }

@@ -190,7 +190,7 @@ public class TrackerModelCheckTest {
         OpBlock op;
         synchronized (registration) {
             int id = registered++;
-            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
+            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null, null, null);
             ops.set(id, op);
             published = id + 1;
             if (registrationLock()) {

@@ -78,7 +78,7 @@ public class VarLinearizabilityTest {
         SyncFn fn = ctx -> { };
         Var[] one = {var};
         OpDef def = new OpDef(owner, fn, write ? NONE : one, write ? one : NONE, FnProperty.NORMAL, "op" + id, OpDef.Kind.USER);
-        return new OpBlock(def, host, Context.cpu(), 0, false, id, listener);
+        return new OpBlock(def, host, Context.cpu(), 0, false, id, listener, null, null);
     }
 
     /** Registers a read; returns {@code id * 2 + (1 if it may run at once)}. */
