@@ -99,7 +99,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      */
     protected abstract void execute(OpBlock op, boolean pusherThread);
 
-    /** Routes an op before it is registered (sets {@link OpBlock#route}); the default does nothing. */
+    /** Routes an op before it is registered ({@link OpBlock#setRoute}); the default does nothing. */
     protected void prepare(OpBlock op, EngineDevice device) {
     }
 
@@ -249,9 +249,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '"
                         + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l);
-            op.accounting = epoch;
-            op.device = device;
+            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l, epoch,
+                    device == null ? null : device.forOps());
             prepare(op, device);
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
@@ -262,10 +261,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
         }
-        // One op's registrations on all its variables are atomic with respect to other pushes (two-phase
-        // locking over its variables, see OpBlock.register): without that, two concurrent pushes (X reads
-        // a writes b, Y reads b writes a) could each be granted their read and queue their write behind
-        // the other's read, a cycle.
+        // Atomic with respect to other pushes, with no engine-wide lock: see tracker.Registration.
         RuntimeException cancelled = op.register();
         if (registered != null) {
             registered.run();
@@ -293,8 +289,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         OpListener l = op.listener();
         if (l != null) {
-            op.readyNanos = System.nanoTime();
-            l.ready(op, op.readyNanos);
+            l.ready(op, System.nanoTime());
         }
         if (op.def().kind() == OpDef.Kind.WAIT) {
             run(op, null); // it only wakes a waiting thread: no worker needed
@@ -340,15 +335,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (l != null) {
             l.finished(op, System.nanoTime());
         }
-        if (op.inFlight) {
-            diag.landed(op);
+        if (op.isInFlight()) {
+            diag.landed(op); // it was flagged before it completed: see OpBlock.markInFlight
         }
         if (op.isLaunched()) {
             DeviceOrdering.completedAfterLaunch(op, f); // its variables were released at launch
         } else {
             op.releaseVariables();
         }
-        ((PendingOps.Epoch) op.accounting).exit();
+        op.account().exit();
         op.markFinished();
     }
 

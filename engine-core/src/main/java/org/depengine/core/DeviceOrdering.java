@@ -13,6 +13,7 @@ import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,7 +69,7 @@ final class DeviceOrdering {
                 continue; // done already
             }
             Fencing ff = f.fencing();
-            if (onDevice && f.device == op.device && ff.doneEvent() != null) {
+            if (onDevice && f.device() == op.device() && ff.doneEvent() != null) {
                 fences[kept++] = f;
             } else if (ff.deferUntilDeviceDone(op)) {
                 hostDeferrals.increment();
@@ -83,8 +84,9 @@ final class DeviceOrdering {
     /** Whether the op can wait for a producer of its own device on the device (a sync user op on a stream). */
     private static boolean canWaitOnDevice(OpBlock op) {
         OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.isSync() && op.device != null && !op.context().isCpu()
-                && ((EngineDevice) op.device).supportsStreamWait();
+        OpDevice device = op.device();
+        return def.kind() == OpDef.Kind.USER && def.isSync() && device != null && !op.context().isCpu()
+                && device.supportsStreamWait();
     }
 
     /**
@@ -106,7 +108,7 @@ final class DeviceOrdering {
             if (f.startedStream() == stream) {
                 sameStreamStarts.increment(); // stream order is enough
             } else {
-                PluginGuard.waitFor(((EngineDevice) f.device).context(), stream, f.fencing().doneEvent());
+                PluginGuard.waitFor(f.device().context(), stream, f.fencing().doneEvent());
                 deviceWaits.increment();
             }
         }
@@ -117,7 +119,7 @@ final class DeviceOrdering {
      * return (always, for ops with no device), else {@linkplain #launched launches} it. Never throws.
      */
     void returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
-        EngineDevice device = (EngineDevice) op.device;
+        OpDevice device = op.device();
         StreamPolicy policy;
         boolean doneOnReturn;
         try {
@@ -139,7 +141,7 @@ final class DeviceOrdering {
      * say when it is done. Releases the variables now if {@code releaseAtLaunch} (user ops only).
      * Never throws: a device that refuses the event or the completion hook fails the op.
      */
-    private void launched(OpBlock op, EngineDevice device, StreamPolicy policy, Stream stream, boolean releaseAtLaunch) {
+    private void launched(OpBlock op, OpDevice device, StreamPolicy policy, Stream stream, boolean releaseAtLaunch) {
         OpListener l = op.listener();
         if (l != null) {
             l.launched(op, System.nanoTime());
@@ -200,12 +202,12 @@ final class DeviceOrdering {
         }
 
         private final OpBlock op;
-        private final EngineDevice device;
+        private final OpDevice device;
         private final Stream stream;
         @SuppressWarnings("unused") // accessed through CLAIMED
         private volatile boolean claimed;
 
-        DeviceDone(OpBlock op, EngineDevice device, Stream stream) {
+        DeviceDone(OpBlock op, OpDevice device, Stream stream) {
             this.op = op;
             this.device = device;
             this.stream = stream;
@@ -227,7 +229,7 @@ final class DeviceOrdering {
     }
 
     /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
-    private static void deviceFinished(OpBlock op, EngineDevice device, Stream stream) {
+    private static void deviceFinished(OpBlock op, OpDevice device, Stream stream) {
         try {
             Throwable asyncError = PluginGuard.takeAsyncError(device.context(), stream);
             if (asyncError != null) {

@@ -20,6 +20,7 @@ import org.depengine.api.device.StreamKind;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.Var;
 import org.depengine.core.tracker.VarSnapshot;
 
@@ -50,11 +51,9 @@ final class Diagnostics {
 
     /** The op's function returned and the op is not complete: it waits for a callback or a device. */
     void inFlight(OpBlock op) {
-        op.inFlightSince = System.nanoTime();
         inFlight.add(op);
-        op.inFlight = true;
-        if (op.isCompleted()) {
-            inFlight.remove(op); // it completed meanwhile, and may not have seen the flag
+        if (!op.markInFlight(System.nanoTime())) {
+            inFlight.remove(op); // it completed meanwhile, before the flag: its completion does not remove it
         }
     }
 
@@ -125,8 +124,8 @@ final class Diagnostics {
                 continue;
             }
             OpState state = state(op);
-            Duration away = op.inFlight && (state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE)
-                    ? Duration.ofNanos(now - op.inFlightSince) : null;
+            Duration away = op.isInFlight() && (state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE)
+                    ? Duration.ofNanos(now - op.inFlightSince()) : null;
             String thread = state != OpState.RUNNING ? null
                     : threads.getOrDefault(op, op.runner() == null ? null : op.runner().getName());
             List<String> why = state == OpState.WAITING ? e.getValue()
@@ -144,10 +143,10 @@ final class Diagnostics {
     }
 
     private static OpState state(OpBlock op) {
-        if (op.isLaunched() || (op.inFlight && op.isStarted() && onDevice(op))) {
+        if (op.isLaunched() || (op.isInFlight() && op.isStarted() && onDevice(op))) {
             return OpState.ON_DEVICE;
         }
-        if (op.inFlight) {
+        if (op.isInFlight()) {
             return OpState.AWAITING_CALLBACK;
         }
         if (op.isStarted()) {
@@ -160,11 +159,11 @@ final class Diagnostics {
     }
 
     private static boolean onDevice(OpBlock op) {
-        if (!op.def().isSync() || op.device == null) {
+        OpDevice device = op.device();
+        if (!op.def().isSync() || device == null) {
             return false;
         }
         try {
-            EngineDevice device = (EngineDevice) op.device;
             return !PluginGuard.doneOnReturn(device.context(), device.policy(StreamKind.of(op.def().prop())));
         } catch (RuntimeException pluginFailed) {
             return false; // diagnostics never throw; the op itself fails on the same call

@@ -7,6 +7,7 @@ import org.depengine.api.device.Device;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.core.tracker.OpDevice;
 
 /**
  * An engine's view of one device: the device, its stream policies by kind, and the streams shared by
@@ -26,6 +27,9 @@ public final class EngineDevice {
     // Read on every op that runs without a worker-owned stream: lock-free once created.
     private final AtomicReferenceArray<Stream> shared = new AtomicReferenceArray<>(KINDS.length);
     private final AtomicBoolean warnedDoneTwice = new AtomicBoolean();
+    // What its ops carry: a view, so that this public class does not expose the tracker's interface (the
+    // tracker is exported to the engine modules only). One per device: ops compare it by identity.
+    private final OpDevice forOps = new ForOps();
 
     EngineDevice(Context context, Device device) {
         this.context = context;
@@ -101,6 +105,11 @@ public final class EngineDevice {
         return s;
     }
 
+    /** This device as its ops carry it ({@code OpBlock.device()}). */
+    OpDevice forOps() {
+        return forOps;
+    }
+
     /** Whether this is the first done-twice report of this device (the one logged at WARN). */
     boolean firstDoneTwice() {
         return warnedDoneTwice.compareAndSet(false, true);
@@ -113,6 +122,33 @@ public final class EngineDevice {
             if (s != null) {
                 PluginGuard.close(context, s);
             }
+        }
+    }
+
+    private final class ForOps implements OpDevice {
+        @Override
+        public Context context() {
+            return context;
+        }
+
+        @Override
+        public boolean supportsStreamWait() {
+            return streamWait;
+        }
+
+        @Override
+        public StreamPolicy policy(StreamKind kind) {
+            return EngineDevice.this.policy(kind);
+        }
+
+        @Override
+        public Stream boundSharedStream(StreamKind kind) {
+            return EngineDevice.this.boundSharedStream(kind);
+        }
+
+        @Override
+        public boolean firstDoneTwice() {
+            return EngineDevice.this.firstDoneTwice();
         }
     }
 }

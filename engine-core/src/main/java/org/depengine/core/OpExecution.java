@@ -8,6 +8,7 @@ import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.OpDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,8 +43,9 @@ final class OpExecution {
         Stream stream = ownStream;
         StreamKind kind = StreamKind.of(def.prop());
         try {
-            if (stream == null && op.device != null) {
-                stream = ((EngineDevice) op.device).boundSharedStream(kind);
+            OpDevice device = op.device();
+            if (stream == null && device != null) {
+                stream = device.boundSharedStream(kind);
             }
         } catch (Throwable e) {
             refuse(op, e);
@@ -54,7 +56,7 @@ final class OpExecution {
             l.started(op, System.nanoTime());
         }
         // After notifyShutdown only ops with the DELETE_VAR property run (deletions and user ops alike).
-        if (op.cancellation() != null || (engine.shutdownNotified() && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
+        if (op.isCancelled() || (engine.shutdownNotified() && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
             op.skip(null);
             return;
         }
@@ -96,7 +98,7 @@ final class OpExecution {
     static void refuse(OpBlock op, Throwable cause) {
         op.start(null);
         Failure inherited = inherited(op);
-        if (op.cancellation() != null) {
+        if (op.isCancelled()) {
             op.skip(null);
         } else if (inherited != null) {
             op.skip(inherited);

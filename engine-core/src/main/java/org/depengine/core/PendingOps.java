@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.depengine.core.tracker.OpAccount;
 
 /**
  * Counts the ops that are pushed and not finished, in epochs, so that {@code waitForAll} waits for
@@ -52,7 +53,7 @@ final class PendingOps {
     }
 
     /** One epoch: a striped count of unfinished ops and a sealed flag. */
-    static final class Epoch {
+    static final class Epoch implements OpAccount {
         private static final VarHandle DONE;
 
         static {
@@ -84,7 +85,8 @@ final class PendingOps {
             return false;
         }
 
-        void exit() {
+        @Override
+        public void exit() {
             cells.getAndAdd(CELL.get(), -1);
             if (sealed) {
                 finishIfEmpty();

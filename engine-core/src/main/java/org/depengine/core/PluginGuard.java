@@ -7,6 +7,7 @@ import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
+import org.depengine.core.tracker.OpDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,7 +157,7 @@ public final class PluginGuard {
     }
 
     /** The done report of a device op came a second time: ignored; the first such report of a device is logged at WARN. */
-    static void doneTwice(EngineDevice device, String opName) {
+    static void doneTwice(OpDevice device, String opName) {
         Context ctx = device.context();
         if (device.firstDoneTwice()) {
             LOG.warn("device plugin '{}' (device {}): StreamPolicy.whenDone reported op '{}' done twice; the second report "

@@ -11,6 +11,7 @@ import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
 import org.depengine.api.device.Stream;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpRoute;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * An idle group burns no CPU once its spinner has parked.
  */
-public final class WorkerGroup {
+public final class WorkerGroup implements OpRoute {
     /*
      * Parking protocol (no lost wake-ups): a worker about to park gives up the spinner role (if it had
      * it), sets its parked flag, increments parkedCount, then polls the queue once more before parking.
@@ -147,6 +148,7 @@ public final class WorkerGroup {
     }
 
     /** Hands a ready op to the group. */
+    @Override
     public void submit(OpBlock op) {
         if (Thread.currentThread() instanceof Worker w && w.group() == this && w.running && w.next == null) {
             w.next = op;

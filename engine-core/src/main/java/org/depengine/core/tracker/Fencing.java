@@ -91,8 +91,20 @@ public final class Fencing {
         return List.copyOf(list);
     }
 
+    /** The device work is done: the ops deferred behind it go, and the op's variables forget it as a fence. */
+    void deviceDone() {
+        Object deferred = markDeviceDone();
+        for (Var v : op.def().reads()) {
+            v.forgetFence(op);
+        }
+        for (Var v : op.def().writes()) {
+            v.forgetFence(op);
+        }
+        releaseDeferred(deferred);
+    }
+
     /** Marks the device work done; returns the ops deferred behind it (one OpBlock, a list, or null). */
-    Object markDeviceDone() {
+    private Object markDeviceDone() {
         synchronized (this) {
             deviceDone = true;
             Object w = doneWaiters;
@@ -102,7 +114,7 @@ public final class Fencing {
     }
 
     /** Ends the deferral of the ops {@link #markDeviceDone} returned (one OpBlock, a list, or null). */
-    static void releaseDeferred(Object deferred) {
+    private static void releaseDeferred(Object deferred) {
         if (deferred instanceof OpBlock) {
             ((OpBlock) deferred).releaseDeferred();
         } else if (deferred != null) {

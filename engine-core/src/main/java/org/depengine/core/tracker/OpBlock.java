@@ -2,17 +2,13 @@ package org.depengine.core.tracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
-import org.depengine.api.FnProperty;
 import org.depengine.api.RunContext;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
-import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 
 /**
@@ -26,14 +22,24 @@ import org.depengine.api.listen.OpListener;
  * counter update. Whoever takes the counter to zero dispatches the op: the pusher (guard) or the
  * releasing op's thread.
  *
- * <p>Registration is two-phase locking over the op's variables: {@link #register()} locks them all in
- * their global order ({@link Var#lockOrder()}), appends to each, then unlocks. Two pushes that share a
- * variable are thereby ordered the same way on every variable they share, the pushes of all threads
- * are serialisable, and each thread's pushes keep their order; pushes over disjoint variables do not
+ * <p>Registration is two-phase locking over the op's variables ({@link Registration}): the pushes of
+ * all threads are serialisable and keep each thread's order; pushes over disjoint variables do not
  * wait for each other. The op is also the queue node of its first queued registration.
  *
- * <p>The completion state moves once, RUNNING to DONE, by CAS: a second completion is an
- * {@link IllegalStateException}.
+ * <p><b>Lifecycle.</b> One state word holds the phase, {@code PENDING -> RUNNING -> DONE -> FINISHED},
+ * and two flags, cancelled and in flight (see the overview in the source). Its contract:
+ * <ul>
+ *   <li>Of {@link #complete()}, {@link #fail(Throwable)} and {@link #skip(Failure)}, racing on any
+ *   threads, exactly one succeeds; every other call, and any but {@code skip} before {@link #start},
+ *   throws {@link IllegalStateException} and changes nothing.</li>
+ *   <li>Actions before {@link #start}, before the winning completion, and before {@link #markFinished()}
+ *   happen-before those of a thread that then sees {@link #isStarted()}, {@link #isCompleted()}, and
+ *   {@link #isFinished()} (or returns from {@link #awaitFinished}) respectively.</li>
+ *   <li>{@link #awaitFinished} never misses {@link #markFinished()}, whichever comes first.</li>
+ *   <li>{@link #markInFlight} succeeds only before completion: either the completing host sees
+ *   {@link #isInFlight()}, or {@code markInFlight} returns false; never both, never neither.</li>
+ *   <li>{@link #isCancelled()} is set before the push guard drops and never cleared.</li>
+ * </ul>
  *
  * <p><b>Release at launch</b> (device ops of engines that opt in): a launched op ({@link #launch})
  * releases its variables before its device work is done and stays a <em>fence</em> until
@@ -41,7 +47,43 @@ import org.depengine.api.listen.OpListener;
  * {@link Fencing}, allocated only for the ops that take part; the variables' side is in {@link Var}.
  * The wait counter, free once an op is ready, counts the op's host-side deferrals behind fences.
  */
-public final class OpBlock extends Var.Node implements RunContext, CallbackOnComplete, OpInfo {
+public final class OpBlock extends PushedOp implements RunContext, CallbackOnComplete {
+    /*
+     * Implementation overview: the state word (STATE). Bits 0-1 are the phase, which only moves
+     * forward; bit 2 (CANCELLED) and bit 3 (IN_FLIGHT) are flags, set at most once, never cleared.
+     *
+     *   PENDING  0  pushed, not started (registering, waiting for its variables, or queued)
+     *   RUNNING  1  started; its function runs, or its callback or device work is awaited
+     *   DONE     2  completion signalled (complete, fail or skip); the host releases the variables
+     *   FINISHED 3  the host is done: variables released, pending count left, waiter woken
+     *   CANCELLED   a registration was refused (a deleted variable): the op will be skipped
+     *   IN_FLIGHT   in the engine's in-flight registry: its function returned before its completion
+     *
+     *   from              event                  to                 who                        thread
+     *   PENDING           register() refused     PENDING|CANCELLED  AbstractEngine.submit      pusher, guard held
+     *   PENDING           start(stream)          RUNNING            OpExecution.run / refuse   dispatching thread
+     *   RUNNING           markInFlight(): true   RUNNING|IN_FLIGHT  Diagnostics.inFlight       runner, fn returned
+     *   DONE, FINISHED    markInFlight(): false  (unchanged)        Diagnostics.inFlight       runner
+     *   RUNNING           complete(), fail(e)    DONE               fn, callback, device done  any thread
+     *   PENDING, RUNNING  skip(inherited)        DONE               OpExecution (skip rules)   runner
+     *   any other         complete/fail/skip     (unchanged): ISE   a second completion        any thread
+     *   DONE              markFinished()         FINISHED           OpHost.completed, last     completing thread
+     *
+     * Every transition keeps the flags; all go through transition(), one CAS, except start.
+     *
+     * Memory: start is a release store, safe without a CAS because nothing else writes the word while
+     * the op is PENDING and owned by its dispatcher (CANCELLED is set before the guard drops, and the
+     * wait counter orders it before the dispatch; a waiter never writes the word). After DONE only
+     * markFinished writes it (markInFlight fails), so its CAS succeeds at once. Queries read acquire.
+     *
+     * Wake-up: awaitFinished writes waiter (volatile), then reads the word (volatile); markFinished
+     * CASes the word, then reads waiter. Both pairs are in the synchronization order, so the waiter
+     * sees FINISHED or markFinished sees the waiter and unparks it.
+     *
+     * In flight: markInFlight and the completing CAS hit the same word, so one comes first. If the
+     * flag does, the completing host sees it and unregisters the op; else markInFlight fails and its
+     * caller unregisters the op it had registered. Exactly one of them does.
+     */
     private static final VarHandle WAIT;
     private static final VarHandle STATE;
     private static final VarHandle FENCING;
@@ -57,115 +99,64 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
         }
     }
 
-    private static final int PENDING = 0;   // registered, not started
-    private static final int RUNNING = 1;   // started; completion not yet signalled
-    private static final int DONE = 2;      // completion signalled (or skipped)
+    private static final int PHASE = 0b11;
+    private static final int PENDING = 0;
+    private static final int RUNNING = 1;
+    private static final int DONE = 2;
+    private static final int FINISHED = 3;
+    private static final int CANCELLED = 1 << 2;
+    private static final int IN_FLIGHT = 1 << 3;
 
-    private final OpDef def;
     private final OpHost host;
-    private final Context ctx;
-    private final int priority;
-    private final boolean profiling;
-    private final long id;
-    private final OpListener listener;
 
     @SuppressWarnings("unused") // accessed through WAIT
     private volatile int wait;
     @SuppressWarnings("unused") // accessed through STATE
     private volatile int state;
     private volatile Thread waiter; // a thread parked in awaitFinished
-    private volatile boolean finished;
-
-    /** Engine-owned routing data (which worker group, for instance); set before registration. */
-    public Object route;
-    /** Core-owned: the pending-op epoch the op is counted in; set before registration. */
-    public Object accounting;
-    /** Core-owned: the engine device the op runs on (null for internal ops); set before registration. */
-    public Object device;
 
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
     private int grantedAtPush;     // pusher only: registrations that let the op go during the push
-    private boolean nodeUsed;      // pusher only: whether the op is already its own queue node
-    private RuntimeException cancelled; // set when a registration was refused
+    private RuntimeException cancelled; // set when a registration was refused, with CANCELLED
     private Stream stream;
     private Thread runner;         // the thread that started it; read racily by diagnostics only
     private Failure failure;       // own or taken over; set before completion
     private Outcome outcome;
-    /** Timestamps for listeners (0 when no listener). */
-    public long readyNanos;
+    private long inFlightSince;    // written before IN_FLIGHT is set, read after it is seen
 
-    // Release at launch: null unless the op launched on a device or was released behind one (FENCING).
-    private volatile Fencing fencing;
-    /** Core-owned: when the op was left running off-thread (async callback or device), for diagnostics. */
-    public long inFlightSince;
-    /** Core-owned: whether the op is in the engine's in-flight registry. */
-    public volatile boolean inFlight;
+    private volatile Fencing fencing; // null unless launched on a device or released behind such an op
 
     /**
-     * @param def what the op does
-     * @param host the engine
-     * @param ctx where it runs
-     * @param listener the engine's listener at push time, or null
+     * The block of one push of {@code def} to {@code host}, to run on {@code ctx} ({@code device}: null
+     * for internal ops); {@code listener} is the engine's at push time, or null, and {@code account} the
+     * pending-op count the push entered (null where the host keeps none). See {@link PushedOp}.
      */
-    public OpBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener) {
-        this.def = def;
+    public OpBlock(OpDef def, OpHost host, Context ctx, int priority, boolean profiling, long id, OpListener listener,
+                   OpAccount account, OpDevice device) {
+        super(def, ctx, priority, profiling, id, listener, account, device);
         this.host = host;
-        this.ctx = ctx;
-        this.priority = priority;
-        this.profiling = profiling;
-        this.id = id;
-        this.listener = listener;
         WAIT.setRelease(this, def.reads().length + def.writes().length + 1);
     }
 
     // ---- registration (pusher thread) -------------------------------------------------------------
 
     /**
-     * Registers the op on all its variables as one step with respect to other pushes: locks them in
-     * {@link Var#lockOrder()}, checks that none is deleted, appends the reads and the writes, unlocks. A
-     * deleted variable refuses the whole op: nothing is registered, the op is cancelled, and the
-     * returned exception should be thrown to the pusher once the guard is dropped. Pusher thread, once.
+     * Registers the op on all its variables as one step with respect to other pushes ({@link Registration}).
+     * A deleted variable refuses the whole op: nothing is registered, the op is cancelled, and the returned
+     * exception should be thrown to the pusher once the guard is dropped. Pusher thread, once.
      *
      * @return null, or the exception naming the deleted variable
      */
     public RuntimeException register() {
-        Var[] reads = def.reads();
-        Var[] writes = def.writes();
-        Var[] locks = def.lockOrder();
-        boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
-        Var refused = null;
-        int granted = 0;
-        for (Var v : locks) {
-            v.lock();
+        Var refused = Registration.lockAndAppend(this, def);
+        if (refused == null) {
+            registered = def.lockOrder().length;
+            return null;
         }
-        try {
-            for (Var v : locks) {
-                if (v.deletedLocked()) {
-                    refused = v;
-                    break;
-                }
-            }
-            if (refused == null) {
-                for (Var v : reads) {
-                    granted += v.readLocked(this);
-                }
-                for (Var v : writes) {
-                    granted += v.writeLocked(this, deletes);
-                }
-            }
-        } finally {
-            for (Var v : locks) {
-                v.unlock();
-            }
-        }
-        if (refused != null) {
-            cancelled = new IllegalStateException(refused + " was deleted; it cannot be used by op '" + name()
-                    + "' (deleted concurrently with this push)");
-            granted = locks.length; // nothing was registered: no variable will ever release it
-        } else {
-            registered = locks.length;
-        }
-        grantedAtPush = granted;
+        cancelled = new IllegalStateException(refused + " was deleted; it cannot be used by op '" + name()
+                + "' (deleted concurrently with this push)");
+        transition(1 << PENDING, PENDING, CANCELLED);
+        grantedAtPush = def.lockOrder().length; // nothing was registered: no variable will ever release it
         return cancelled;
     }
 
@@ -184,34 +175,14 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
         return (int) WAIT.getAndAdd(this, -drop) == drop;
     }
 
-    /**
-     * The op was appended to one more variable on its own ({@link Var#appendRead}, in reads-then-writes
-     * order), which let it go at once or queued it.
-     */
-    void appendedAlone(int granted) {
+    /** {@code n} of the op's variables let it go during its push (pusher): dropped with the guard. */
+    void granted(int n) {
+        grantedAtPush += n;
+    }
+
+    /** Counts one registration made outside {@link #register()} (tests driving one variable at a time). */
+    void appended() {
         registered++;
-        grantedAtPush += granted;
-    }
-
-    /**
-     * The queue node for one registration of this op (under that variable's lock, on the pusher): the
-     * op itself the first time, a new node after that.
-     */
-    Var.Node node(boolean write) {
-        Var.Node n;
-        if (nodeUsed) {
-            n = new Var.Queued(this);
-        } else {
-            nodeUsed = true;
-            n = this;
-        }
-        n.write = write;
-        return n;
-    }
-
-    @Override
-    OpBlock op() {
-        return this;
     }
 
     /** A completing op lets this op go; dispatches it through the host at zero. */
@@ -243,10 +214,8 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
 
     /**
      * Marks the op launched: its device work is enqueued and its variables are about to be released
-     * before that work is done. Call before {@link #releaseVariables()}.
-     *
-     * @param event marks the end of the op's device work (for device-side waits), or null if the device
-     *     cannot wait on the device
+     * before that work is done (call before {@link #releaseVariables()}). {@code event} marks the end of
+     * that work, for device-side waits, or is null if the device cannot wait on the device.
      */
     public void launch(Event event) {
         fencingForUpdate().launch(event);
@@ -290,19 +259,9 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
         return (int) WAIT.getAndAdd(this, -1) == 1;
     }
 
-    /**
-     * The device work of a launched op is done: ops deferred behind it may go, and its variables
-     * forget it as a fence (nothing keeps a done op alive).
-     */
+    /** A launched op's device work is done: the ops deferred behind it go, its variables forget it as a fence. */
     public void markDeviceDone() {
-        Object deferred = fencing.markDeviceDone();
-        for (Var v : def.reads()) {
-            v.forgetFence(this);
-        }
-        for (Var v : def.writes()) {
-            v.forgetFence(this);
-        }
-        Fencing.releaseDeferred(deferred);
+        fencing.deviceDone();
     }
 
     /** A host-side deferral ends; dispatches the op through the host if it was the last. */
@@ -335,31 +294,28 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
 
     // ---- running (worker) -------------------------------------------------------------------------
 
-    /** The op's definition. */
-    public OpDef def() {
-        return def;
-    }
-
-    /** The listener captured at push, or null. */
-    public OpListener listener() {
-        return listener;
-    }
-
-    /** The exception that cancelled the push, or null. */
+    /** The exception that cancelled the push (to be thrown to the pusher), or null. */
     public RuntimeException cancellation() {
         return cancelled;
     }
 
-    /** Marks the op started on {@code stream} (may be null), on the calling thread. */
+    /** Whether a registration was refused: the op is skipped when it runs. */
+    public boolean isCancelled() {
+        return ((int) STATE.getAcquire(this) & CANCELLED) != 0;
+    }
+
+    /** PENDING to RUNNING: marks the op started on {@code s} (may be null), on the calling thread. */
     public void start(Stream s) {
         this.stream = s;
         this.runner = Thread.currentThread();
-        STATE.setRelease(this, RUNNING);
+        int w = (int) STATE.get(this); // the dispatcher owns a pending op: no other writer (see the overview)
+        assert (w & PHASE) == PENDING : this + " started twice";
+        STATE.setRelease(this, w + (RUNNING - PENDING));
     }
 
     /** Completes the op without running it, passing {@code inherited} (may be null) on to its writes. */
     public void skip(Failure inherited) {
-        if (!STATE.compareAndSet(this, RUNNING, DONE) && !STATE.compareAndSet(this, PENDING, DONE)) {
+        if (!transition(1 << PENDING | 1 << RUNNING, DONE, 0)) {
             throw new IllegalStateException("op '" + name() + "' was already completed");
         }
         this.failure = inherited;
@@ -369,7 +325,7 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
 
     @Override
     public void complete() {
-        if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+        if (!transition(1 << RUNNING, DONE, 0)) {
             throw new IllegalStateException(alreadyCompleted("complete()"));
         }
         outcome = Outcome.DONE;
@@ -379,21 +335,60 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
     @Override
     public void fail(Throwable error) {
         Objects.requireNonNull(error, "error");
-        if (!STATE.compareAndSet(this, RUNNING, DONE)) {
+        if (!transition(1 << RUNNING, DONE, 0)) {
             throw new IllegalStateException(alreadyCompleted("fail(" + error + ")"));
         }
         outcome = Outcome.FAILED;
         host.completed(this, error);
     }
 
+    /**
+     * The state machine's one CAS: from a phase in {@code fromPhases} (a set of {@code 1 << phase} bits)
+     * to phase {@code to}, with {@code flags} added to those it had. False, changing nothing, if not.
+     */
+    private boolean transition(int fromPhases, int to, int flags) {
+        int w = (int) STATE.getVolatile(this);
+        while (true) {
+            if ((fromPhases & (1 << (w & PHASE))) == 0) {
+                return false;
+            }
+            int seen = (int) STATE.compareAndExchange(this, w, (w & ~PHASE) | to | flags);
+            if (seen == w) {
+                return true;
+            }
+            w = seen; // a flag was set meanwhile: retry on the new word
+        }
+    }
+
+    /**
+     * RUNNING to RUNNING|IN_FLIGHT: the op's function returned before its completion (a callback or
+     * device work is to come), and the caller put it in its in-flight registry at {@code sinceNanos}.
+     * True if flagged (the completing host will see {@link #isInFlight()}); false if the op completed
+     * already, and the caller must take it out of its registry itself.
+     */
+    public boolean markInFlight(long sinceNanos) {
+        inFlightSince = sinceNanos; // published by the CAS
+        return transition(1 << RUNNING, RUNNING, IN_FLIGHT);
+    }
+
+    /** Whether {@link #markInFlight} flagged the op (it stays flagged after completion). */
+    public boolean isInFlight() {
+        return ((int) STATE.getAcquire(this) & IN_FLIGHT) != 0;
+    }
+
+    /** When the op was flagged in flight ({@link System#nanoTime()}); valid once {@link #isInFlight()}. */
+    public long inFlightSince() {
+        return inFlightSince;
+    }
+
     /** Whether the op has started (or completed). */
     public boolean isStarted() {
-        return (int) STATE.getAcquire(this) != PENDING;
+        return ((int) STATE.getAcquire(this) & PHASE) != PENDING;
     }
 
     /** Whether completion has been signalled. */
     public boolean isCompleted() {
-        return (int) STATE.getAcquire(this) == DONE;
+        return ((int) STATE.getAcquire(this) & PHASE) >= DONE;
     }
 
     private String alreadyCompleted(String call) {
@@ -411,27 +406,31 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
         return failure;
     }
 
-    /** Releases the op's registrations after completion; successors may be dispatched on this thread. */
+    /**
+     * Releases the op's registrations after completion (none for a cancelled op); successors may be
+     * dispatched on this thread.
+     */
     public void releaseVariables() {
         Var[] reads = def.reads();
         Var[] writes = def.writes();
         int n = registered;
-        boolean counts = cancelled == null;
         for (int i = 0; i < reads.length && n > 0; i++, n--) {
             reads[i].completeRead(this);
         }
         for (int i = 0; i < writes.length && n > 0; i++, n--) {
-            writes[i].completeWrite(this, failure, counts);
+            writes[i].completeWrite(this, failure);
         }
     }
 
     /**
-     * Marks the op finished: the host has completed it (variables released, accounting done) and
-     * wakes a thread blocked in {@link #awaitFinished}. Called last by the host.
+     * DONE to FINISHED: the host has completed the op (variables released, accounting done); wakes a
+     * thread blocked in {@link #awaitFinished}. Called last by the host, on the completing thread.
      */
     public void markFinished() {
-        finished = true;
-        Thread t = waiter;
+        if (!transition(1 << DONE, FINISHED, 0)) {
+            throw new IllegalStateException(this + " cannot be finished: it is not completed, or finished already");
+        }
+        Thread t = waiter; // after the CAS: see the overview (wake-up)
         if (t != null) {
             LockSupport.unpark(t);
         }
@@ -439,7 +438,7 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
 
     /** Whether {@link #markFinished} was called. */
     public boolean isFinished() {
-        return finished;
+        return ((int) STATE.getAcquire(this) & PHASE) == FINISHED;
     }
 
     /**
@@ -451,12 +450,13 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitFinished(long deadlineNanos) throws InterruptedException {
-        if (finished) {
+        if (isFinished()) {
             return true;
         }
         waiter = Thread.currentThread();
         try {
-            while (!finished) {
+            // A volatile read after the volatile write of waiter: see the overview (wake-up).
+            while (((int) STATE.getVolatile(this) & PHASE) != FINISHED) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
@@ -476,57 +476,11 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
         }
     }
 
-    // ---- RunContext / OpInfo ----------------------------------------------------------------------
-
-    @Override
-    public Context context() {
-        return ctx;
-    }
+    // ---- RunContext / OpInfo (the rest is in PushedOp) -------------------------------------------
 
     @Override
     public Stream stream() {
         return stream;
-    }
-
-    @Override
-    public long id() {
-        return id;
-    }
-
-    @Override
-    public String name() {
-        String n = def.givenName();
-        return n != null ? n : "op#" + id;
-    }
-
-    @Override
-    public FnProperty property() {
-        return def.prop();
-    }
-
-    @Override
-    public int priority() {
-        return priority;
-    }
-
-    @Override
-    public List<org.depengine.api.VarHandle> reads() {
-        return def.readList();
-    }
-
-    @Override
-    public List<org.depengine.api.VarHandle> writes() {
-        return def.writeList();
-    }
-
-    @Override
-    public boolean profiling() {
-        return profiling;
-    }
-
-    @Override
-    public Map<String, Object> args() {
-        return def.args();
     }
 
     @Override
@@ -538,10 +492,5 @@ public final class OpBlock extends Var.Node implements RunContext, CallbackOnCom
     public Throwable failure() {
         Failure f = failure;
         return f == null ? null : f.error();
-    }
-
-    @Override
-    public String toString() {
-        return "op '" + name() + "' on " + ctx;
     }
 }

@@ -16,8 +16,7 @@ import java.lang.invoke.VarHandle;
  * variables must happen as one step with respect to other ops' appends, or two concurrent pushes could
  * each hold a read the other's write waits for: {@link OpBlock#register()} takes the locks of all the
  * op's variables, in the global order of {@link #lockOrder()}, before appending to any of them (two-phase
- * locking, so the pushes of all threads are serialisable and each thread's pushes keep their order).
- * Completions take one variable's lock at a time.
+ * locking, see {@link Registration}). Completions take one variable's lock at a time.
  */
 public final class Var implements org.depengine.api.VarHandle {
     /*
@@ -44,7 +43,7 @@ public final class Var implements org.depengine.api.VarHandle {
      *   appendWrite:   FIFO empty  -> it becomes pendingWrite; if readers == 0 release it (readers = WRITING)
      *                  otherwise   -> enqueue it
      *   completeRead:  readers--; at 0 with a pendingWrite waiting, release that write (readers = WRITING)
-     *   completeWrite: version++ (unless the op was cancelled); take the consecutive reads right behind the
+     *   completeWrite: version++; take the consecutive reads right behind the
      *                  finished write out of the FIFO and release them together (readers = their count);
      *                  the next write, if any, becomes pendingWrite and is released at once if no reads
      *                  came between; the FIFO empties if nothing follows.
@@ -55,12 +54,11 @@ public final class Var implements org.depengine.api.VarHandle {
      * the tail's next is written by an append - and a detached run never contains the tail of the live
      * FIFO (the live FIFO either continues after it or was emptied, making the tail null). A node's next
      * pointer is cleared when it leaves the FIFO, so that a finished op (the first node of an op is the
-     * op itself, see Node) does not keep the ops queued after it reachable.
+     * op itself, see QueueNode) does not keep the ops queued after it reachable.
      *
-     * Registration: OpBlock.register() locks every variable of the op (lockOrder, ascending) and then
-     * calls readLocked / writeLocked, which return whether the op may go at once; the op drops all those
-     * grants and its push guard with one counter update afterwards. appendRead / appendWrite do the same
-     * for one variable alone (its own lock), for tests that drive a single variable.
+     * Registration (see Registration): every variable of the op is locked (lockOrder, ascending), then
+     * readLocked / writeLocked append and return whether the op may go at once; the op drops all those
+     * grants and its push guard with one counter update afterwards.
      *
      * Failures: completeWrite attaches the writer's failure (its own, or one it took over when skipped)
      * to the variable before releasing the successors, so they see it when they start. Reported
@@ -114,40 +112,12 @@ public final class Var implements org.depengine.api.VarHandle {
     @SuppressWarnings("unused") // accessed through LOCK
     private volatile int lock;
     // guarded by lock
-    private Node pendingWrite;
-    private Node tail;
+    private QueueNode pendingWrite;
+    private QueueNode tail;
     private int readers;
     private OpBlock fenceWriter;
     private OpBlock[] fenceReaders;
     private int fenceReaderCount;
-
-    /**
-     * One registration in a variable's FIFO. An op's first registration that needs a node uses the op
-     * itself ({@link OpBlock} is a Node), so ops over one variable allocate none; the others get a
-     * {@link Queued}. An op is queued on each of its variables at most once, so the embedded node is
-     * never in two FIFOs.
-     */
-    abstract static class Node {
-        boolean write; // set before the node is linked, under the variable's lock
-        Node next;
-
-        /** The op this registration belongs to. */
-        abstract OpBlock op();
-    }
-
-    /** A registration of an op whose embedded node is already in use. */
-    static final class Queued extends Node {
-        private final OpBlock op;
-
-        Queued(OpBlock op) {
-            this.op = op;
-        }
-
-        @Override
-        OpBlock op() {
-            return op;
-        }
-    }
 
     /**
      * @param owner the engine the variable belongs to
@@ -231,49 +201,6 @@ public final class Var implements org.depengine.api.VarHandle {
         }
     }
 
-    /**
-     * Registers a read by {@code op} on this variable alone (its own lock); the op's wait counter is
-     * decremented now if it may run. An op over several variables registers through
-     * {@link OpBlock#register()} instead.
-     *
-     * @return false, registering nothing, if the variable is deleted
-     */
-    public boolean appendRead(OpBlock op) {
-        int r;
-        lock();
-        try {
-            if (deleted) {
-                return false;
-            }
-            r = readLocked(op);
-        } finally {
-            unlock();
-        }
-        op.appendedAlone(r);
-        return true;
-    }
-
-    /**
-     * Registers a write by {@code op} on this variable alone; see {@link #appendRead}.
-     *
-     * @param deletes whether this write deletes the variable: later appends are refused
-     * @return false, registering nothing, if the variable is (already) deleted
-     */
-    public boolean appendWrite(OpBlock op, boolean deletes) {
-        int r;
-        lock();
-        try {
-            if (deleted) {
-                return false;
-            }
-            r = writeLocked(op, deletes);
-        } finally {
-            unlock();
-        }
-        op.appendedAlone(r);
-        return true;
-    }
-
     /** Under the lock, not deleted: appends a read; {@link #GRANTED} if it may run at once. */
     int readLocked(OpBlock op) {
         if (pendingWrite != null) {
@@ -296,7 +223,7 @@ public final class Var implements org.depengine.api.VarHandle {
         if (deletes) {
             deleted = true;
         }
-        Node node = op.node(true);
+        QueueNode node = op.node(true);
         if (pendingWrite != null) {
             enqueue(node);
             return QUEUED;
@@ -313,7 +240,7 @@ public final class Var implements org.depengine.api.VarHandle {
         return GRANTED;
     }
 
-    private void enqueue(Node node) {
+    private void enqueue(QueueNode node) {
         tail.next = node;
         tail = node;
     }
@@ -347,22 +274,19 @@ public final class Var implements org.depengine.api.VarHandle {
     }
 
     /**
-     * The write by {@code op} (the pending, running write) completed.
+     * The write by {@code op} (the pending, running write) completed; it counts in {@link #version()}.
      *
      * @param propagated the failure the variable carries from now on, or null to keep what it has
-     * @param counts whether the write counts in {@link #version()} (a cancelled push does not)
      */
-    public void completeWrite(OpBlock op, Failure propagated, boolean counts) {
-        Node firstRead;
+    public void completeWrite(OpBlock op, Failure propagated) {
+        QueueNode firstRead;
         int reads = 0;
         OpBlock nextWriter = null;
         boolean fence = op.isLaunched();
         lock();
         try {
-            if (counts) {
-                // A release store: a volatile one would add a full fence inside the critical section.
-                VERSION.setRelease(this, version + 1);
-            }
+            // A release store: a volatile one would add a full fence inside the critical section.
+            VERSION.setRelease(this, version + 1);
             if (fence) {
                 // It was released behind the older fences, so waiting for it waits for them.
                 fenceWriter = op;
@@ -375,7 +299,7 @@ public final class Var implements org.depengine.api.VarHandle {
             if (propagated != null) {
                 failure = propagated;
             }
-            Node n = pendingWrite.next;
+            QueueNode n = pendingWrite.next;
             pendingWrite.next = null; // the finished write leaves the FIFO
             firstRead = n;
             while (n != null && !n.write) {
@@ -393,7 +317,7 @@ public final class Var implements org.depengine.api.VarHandle {
                 readers = reads;
             }
             if (!fence && (fenceWriter != null || fenceReaderCount != 0)) {
-                Node r = firstRead;
+                QueueNode r = firstRead;
                 for (int i = 0; i < reads; i++, r = r.next) {
                     passFences(r.op(), false);
                 }
@@ -406,8 +330,8 @@ public final class Var implements org.depengine.api.VarHandle {
         }
         // The released nodes are detached: only this thread touches them now. Each one's next pointer
         // is read and cleared before its op is released (and may run, finish and be reused as nothing).
-        for (Node r = firstRead; reads > 0; reads--) {
-            Node next = r.next;
+        for (QueueNode r = firstRead; reads > 0; reads--) {
+            QueueNode next = r.next;
             r.next = null;
             OpBlock reader = r.op();
             if (fence) {
@@ -549,7 +473,7 @@ public final class Var implements org.depengine.api.VarHandle {
         lock();
         try {
             List<OpBlock> queued = new ArrayList<>();
-            for (Node n = pendingWrite; n != null; n = n.next) {
+            for (QueueNode n = pendingWrite; n != null; n = n.next) {
                 queued.add(n.op());
             }
             return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,

@@ -9,5 +9,11 @@
  * at launch stays a fence until its device work is done, and the ops released behind it carry that
  * fence ({@link org.depengine.core.tracker.Fencing}) to the engine's dispatcher, which decides how they
  * wait for it ({@code org.depengine.core.DeviceOrdering}).
+ *
+ * <p>An op block carries three things it does not use itself, typed by small interfaces of this package
+ * so that it needs nothing from the core: where the engine sends it when ready
+ * ({@link org.depengine.core.tracker.OpRoute}: a worker group, the naive engine's hand-off), the
+ * pending-op count it entered ({@link org.depengine.core.tracker.OpAccount}) and its device
+ * ({@link org.depengine.core.tracker.OpDevice}).
  */
 package org.depengine.core.tracker;

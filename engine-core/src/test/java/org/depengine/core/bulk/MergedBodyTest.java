@@ -74,7 +74,7 @@ class MergedBodyTest {
 
     private static OpBlock mergedOp(MergedBody body, OpListener listener) {
         OpDef def = new OpDef(OWNER, body, new Var[0], new Var[0], FnProperty.NO_SKIP, "bulk", OpDef.Kind.USER);
-        return new OpBlock(def, NO_HOST, Context.cpu(), 0, true, 42, listener);
+        return new OpBlock(def, NO_HOST, Context.cpu(), 0, true, 42, listener, null, null);
     }
 
     @Test

@@ -37,7 +37,7 @@ class ReadyQueueTest {
     private static final OpDef DEF = new OpDef(new Object(), (SyncFn) ctx -> { }, NONE, NONE, FnProperty.NORMAL, "q", OpDef.Kind.USER);
 
     private static OpBlock op(long id) {
-        return new OpBlock(DEF, HOST, Context.cpu(), 0, false, id, null);
+        return new OpBlock(DEF, HOST, Context.cpu(), 0, false, id, null, null, null);
     }
 
     @Test

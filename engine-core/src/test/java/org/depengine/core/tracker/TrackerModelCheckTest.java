@@ -266,7 +266,7 @@ public class TrackerModelCheckTest {
         OpBlock op;
         synchronized (registration) {
             int id = registered++;
-            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null);
+            op = new OpBlock(def(shape, id), host, Context.cpu(), 0, false, id, null, null, null);
             ops.set(id, op);
             published = id + 1;
         }
@@ -279,16 +279,29 @@ public class TrackerModelCheckTest {
             }
         } else {
             for (Var v : op.def().reads()) {
-                v.appendRead(op);
+                appendAlone(v, op, false);
             }
             for (Var v : op.def().writes()) {
-                v.appendWrite(op, false);
+                appendAlone(v, op, true);
             }
         }
         registerEnd.set(id, clock.incrementAndGet());
         if (op.dropGuard()) {
             dispatch(op);
         }
+    }
+
+    /** Appends {@code op} to one variable under that variable's lock alone: the broken registration. */
+    private static void appendAlone(Var v, OpBlock op, boolean write) {
+        int granted;
+        v.lock();
+        try {
+            granted = write ? v.writeLocked(op, false) : v.readLocked(op);
+        } finally {
+            v.unlock();
+        }
+        op.appended();
+        op.granted(granted);
     }
 
     /** Completes the k-th running op, if there is one. */

@@ -18,7 +18,7 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: one {@link Var} under concurrent pushers (appendRead, appendWrite) and completers
+ * Lincheck: one {@link Var} under concurrent pushers (register: appendRead, appendWrite) and completers
  * (completeRead, completeWrite) is linearizable with respect to {@link VarModel}.
  *
  * <p>What is observed is each grant (the variable letting an op run), attributed to the call whose
@@ -78,7 +78,7 @@ public class VarLinearizabilityTest {
         SyncFn fn = ctx -> { };
         Var[] one = {var};
         OpDef def = new OpDef(owner, fn, write ? NONE : one, write ? one : NONE, FnProperty.NORMAL, "op" + id, OpDef.Kind.USER);
-        return new OpBlock(def, host, Context.cpu(), 0, false, id, listener);
+        return new OpBlock(def, host, Context.cpu(), 0, false, id, listener, null, null);
     }
 
     /** Registers a read; returns {@code id * 2 + (1 if it may run at once)}. */
@@ -99,8 +99,7 @@ public class VarLinearizabilityTest {
             OpBlock op = newOp(id, write);
             writes.set(id, write ? 1 : 0);
             ops.set(id, op);
-            boolean registered = write ? var.appendWrite(op, false) : var.appendRead(op);
-            if (!registered) {
+            if (op.register() != null) {
                 throw new AssertionError("a live variable refused a registration");
             }
             // Guard at zero and no completion reported the grant: the append itself granted it.
@@ -124,7 +123,7 @@ public class VarLinearizabilityTest {
             List<Integer> released = new ArrayList<>();
             releasedByCurrentCompletion = released;
             if (writes.get(id) == 1) {
-                var.completeWrite(op, null, true);
+                var.completeWrite(op, null);
             } else {
                 var.completeRead(op);
             }

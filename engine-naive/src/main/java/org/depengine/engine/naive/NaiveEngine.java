@@ -6,6 +6,7 @@ import org.depengine.core.AbstractEngine;
 import org.depengine.core.EngineDevice;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpRoute;
 
 /**
  * Runs each op on the thread that pushed it, and returns from the push only when the op is finished
@@ -32,11 +33,12 @@ final class NaiveEngine extends AbstractEngine {
 
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
 
-    /** Hands a ready op back to its blocked pusher. */
-    private static final class Handoff {
+    /** The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when ready. */
+    private static final class Handoff implements OpRoute {
         private boolean runnable; // guarded by this
 
-        synchronized void offer() {
+        @Override
+        public synchronized void submit(OpBlock op) {
             runnable = true;
             notifyAll();
         }
@@ -62,17 +64,17 @@ final class NaiveEngine extends AbstractEngine {
     @Override
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            op.route = new Handoff();
+            op.setRoute(new Handoff());
         }
     }
 
     @Override
     protected void execute(OpBlock op, boolean pusherThread) {
-        Handoff h = (Handoff) op.route;
-        if (pusherThread || h == null) {
+        OpRoute r = op.route();
+        if (pusherThread || r == null) {
             runBounded(op);
         } else {
-            h.offer();
+            r.submit(op);
         }
     }
 
@@ -111,9 +113,8 @@ final class NaiveEngine extends AbstractEngine {
 
     @Override
     protected void afterPush(OpBlock op) {
-        Handoff h = (Handoff) op.route;
-        if (h == null) {
-            return;
+        if (!(op.route() instanceof Handoff h)) {
+            return; // a wait, or pushed from inside an op of this engine: it runs where it is released
         }
         boolean interrupted = false;
         if (!op.isStarted()) {

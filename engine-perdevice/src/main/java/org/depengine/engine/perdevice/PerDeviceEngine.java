@@ -143,7 +143,7 @@ final class PerDeviceEngine extends AbstractEngine {
     @Override
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (slot != null) {
-            op.route = route(op.context(), op.def().prop(), slot);
+            op.setRoute(route(op.context(), op.def().prop(), slot));
         }
     }
 
@@ -191,7 +191,7 @@ final class PerDeviceEngine extends AbstractEngine {
         if (pusherThread && (prop == FnProperty.ASYNC || prop == FnProperty.DELETE_VAR)) {
             run(op, null);
         } else {
-            ((WorkerGroup) op.route).submit(op);
+            op.route().submit(op);
         }
     }
 

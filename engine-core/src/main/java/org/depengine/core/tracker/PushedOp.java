@@ -1,0 +1,153 @@
+package org.depengine.core.tracker;
+
+import java.util.List;
+import java.util.Map;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.listen.OpInfo;
+import org.depengine.api.listen.OpListener;
+
+/**
+ * What a push fixes about one run of an op, before it is registered: its definition, context,
+ * priority, id and listener, the pending-op count it entered, its device, and the engine's route. It
+ * is also the queue node ({@link QueueNode}) of the op's first registration that needs one.
+ * {@link OpBlock} adds the run's lifecycle; this part never changes once the op is registered.
+ *
+ * <p>Thread-safety: every field is final except the route, which is set once, on the pusher thread,
+ * before registration; the registration and the op's wait counter publish it to the thread that
+ * dispatches the op.
+ */
+abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlock {
+    final OpDef def;
+    final Context ctx;
+    final int priority;
+    final boolean profiling;
+    final long id;
+    final OpListener listener;
+    private final OpAccount account;
+    private final OpDevice device;
+    private OpRoute route; // set once before registration, see setRoute
+    private boolean nodeUsed; // pusher only: whether the op is already its own queue node (QueueNode)
+
+    PushedOp(OpDef def, Context ctx, int priority, boolean profiling, long id, OpListener listener,
+             OpAccount account, OpDevice device) {
+        this.def = def;
+        this.ctx = ctx;
+        this.priority = priority;
+        this.profiling = profiling;
+        this.id = id;
+        this.listener = listener;
+        this.account = account;
+        this.device = device;
+    }
+
+    /**
+     * The queue node for one registration of this op (under that variable's lock, on the pusher): the
+     * op itself the first time, a new node after that.
+     */
+    QueueNode node(boolean write) {
+        QueueNode n;
+        if (nodeUsed) {
+            n = new QueueNode.Extra(op());
+        } else {
+            nodeUsed = true;
+            n = this;
+        }
+        n.write = write;
+        return n;
+    }
+
+    @Override
+    final OpBlock op() {
+        return (OpBlock) this; // the only subclass
+    }
+
+    /** The op's definition. */
+    public OpDef def() {
+        return def;
+    }
+
+    /** The listener captured at push, or null. */
+    public OpListener listener() {
+        return listener;
+    }
+
+    /** The pending-op count the op entered at push, to be exited once when it is finished; null where the host keeps none. */
+    public OpAccount account() {
+        return account;
+    }
+
+    /** The device the op runs on, or null for internal ops. */
+    public OpDevice device() {
+        return device;
+    }
+
+    /**
+     * Sets where the op goes when it becomes ready on a thread that does not run it. Once, by the
+     * engine's {@code prepare}, on the pusher thread, before registration.
+     *
+     * @throws IllegalStateException if a route was set already
+     */
+    public void setRoute(OpRoute r) {
+        if (route != null) {
+            throw new IllegalStateException("the route of " + this + " is set already");
+        }
+        route = r;
+    }
+
+    /** The route the engine set before registration, or null if it set none. */
+    public OpRoute route() {
+        return route;
+    }
+
+    @Override
+    public Context context() {
+        return ctx;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public String name() {
+        String n = def.givenName();
+        return n != null ? n : "op#" + id;
+    }
+
+    @Override
+    public FnProperty property() {
+        return def.prop();
+    }
+
+    @Override
+    public int priority() {
+        return priority;
+    }
+
+    @Override
+    public List<org.depengine.api.VarHandle> reads() {
+        return def.readList();
+    }
+
+    @Override
+    public List<org.depengine.api.VarHandle> writes() {
+        return def.writeList();
+    }
+
+    @Override
+    public boolean profiling() {
+        return profiling;
+    }
+
+    @Override
+    public Map<String, Object> args() {
+        return def.args();
+    }
+
+    @Override
+    public String toString() {
+        return "op '" + name() + "' on " + ctx;
+    }
+}

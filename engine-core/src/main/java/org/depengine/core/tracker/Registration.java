@@ -1,0 +1,56 @@
+package org.depengine.core.tracker;
+
+/**
+ * How a push registers its op on the op's variables: two-phase locking. All the op's variables are
+ * locked in their global order ({@link Var#lockOrder()}, ascending), checked for deletion, appended to
+ * (reads, then writes), and only then unlocked.
+ *
+ * <p>Why: the appends of one op to all its variables must be one step with respect to other pushes,
+ * or two concurrent pushes (X reads a writes b, Y reads b writes a) could each be granted their read
+ * and queue their write behind the other's read, a cycle; and a push could slip between another's
+ * appends, which respects each variable's order but not the order of the pushing threads. With every
+ * lock held at once, two pushes that share variables are ordered the same way on all of them: the
+ * pushes of all threads are serialisable in the order of their lock points, which keeps each thread's
+ * order (strictly serialisable: a push that returned before another began comes first). Taking the
+ * locks in one global order means two pushes never wait for each other in a cycle; pushes over
+ * disjoint variables do not wait for each other at all. Completions take one variable's lock at a
+ * time and never wait for a push's other locks.
+ */
+final class Registration {
+    private Registration() {
+    }
+
+    /**
+     * Registers {@code op} on every variable of {@code def} (its definition), or on none if one is
+     * deleted; hands the op the number of variables that let it go at once ({@link OpBlock#granted}).
+     *
+     * @return null, or the deleted variable that refused the op (nothing was registered)
+     */
+    static Var lockAndAppend(OpBlock op, OpDef def) {
+        Var[] locks = def.lockOrder();
+        boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
+        int granted = 0;
+        for (Var v : locks) {
+            v.lock();
+        }
+        try {
+            for (Var v : locks) {
+                if (v.deletedLocked()) {
+                    return v;
+                }
+            }
+            for (Var v : def.reads()) {
+                granted += v.readLocked(op);
+            }
+            for (Var v : def.writes()) {
+                granted += v.writeLocked(op, deletes);
+            }
+        } finally {
+            for (Var v : locks) {
+                v.unlock();
+            }
+        }
+        op.granted(granted);
+        return null;
+    }
+}
