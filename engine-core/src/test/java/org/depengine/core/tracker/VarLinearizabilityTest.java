@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
  * ({@code released}), which runs before the grant's counter decrement; a push's own grant is its push
  * guard reaching zero with no completion having reported it.
  *
- * <p>The harness mirrors the engine: pushes take a registration lock (the engine's, which makes one
- * op's appends atomic with respect to other pushes); completions take a lock of their own, so the
+ * <p>The harness: pushes register as the engine does ({@link OpBlock#register()}) under a lock of the
+ * harness's own, which hands out the ids in push order; completions take a lock of their own, so the
  * several grants of one completion (a batch of readers) are seen together. What races is a push
  * against a completion, inside {@link Var}: the append against the detached release walk, the
  * reader count against a waiting write. Multi-variable ops are checked by {@link TrackerModelCheckTest}.
