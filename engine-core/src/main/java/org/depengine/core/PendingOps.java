@@ -2,9 +2,8 @@ package org.depengine.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.depengine.core.tracker.OpAccount;
 
@@ -21,27 +20,28 @@ final class PendingOps {
     /*
      * Implementation overview.
      *
-     * An epoch's count is striped: every thread adds to one cell of its own (handed out in turn, fixed
-     * for the thread's life), each cell on its own cache line, so that the pusher's +1 and the
-     * worker's -1 of the same op do not bounce one line between the cores on every op. The count is
-     * the sum of the cells; it is read only once the epoch is sealed, and a cell may go negative
-     * (a worker's cell collects exits of ops entered on the pusher's cell).
+     * While an epoch is open its count is striped: every thread adds to one cell of its own (handed out
+     * in turn, fixed for the thread's life), each cell on its own cache line, so that the pusher's +1 and
+     * the worker's -1 of the same op do not bounce one line between the cores on every op. A cell may go
+     * negative (a worker's cell collects the exits of ops entered on the pusher's cell).
      *
-     * Why a sealed epoch's sum reaching zero means every op that entered it has exited, and why the
-     * last exit sees it (every access below is a volatile read, a volatile write or an atomic add):
-     *   enter:  cell += 1; read sealed; if sealed: cell -= 1 (backs out, as an exit) and try the next epoch
-     *   exit:   cell -= 1; read sealed; if sealed: sum the cells; at zero, finish (once, by CAS)
-     *   seal:   sealed = true; sum the cells; at zero, finish
-     *   - An entry that read sealed == false made its +1 before the seal, so every sum taken after reading
-     *     sealed == true sees it: a sum never misses a live op's +1, and a -1 it sees is of an op that
-     *     exited, or the back-out of an entry in the same cell after its +1 (a thread's cell is fixed,
-     *     and one cell's values are seen in order). So a sum is never below the true count.
-     *   - Of two exits (or a seal and an exit), each writes before it reads the other's cell; by the
-     *     total order of these accesses at least one of them sees both writes (Dekker), so the sum taken
-     *     after the last -1 is exact, and it is zero.
+     * Sealing freezes the cells and moves the count to one central counter, so that the exits after a
+     * seal cost one atomic add each too, with nothing to sum:
+     *   seal:   for each cell: v = getAndSet(cell, FROZEN); S += v.  Then remaining.addAndGet(S - GUARD).
+     *   enter:  v = cell.getAndAdd(1); if v is frozen: the epoch is sealed, try the next one (the +1 on a
+     *           frozen cell is ignored).
+     *   exit:   v = cell.getAndAdd(-1); if v is frozen: remaining.decrementAndGet().
+     *   The epoch finishes when an update takes remaining to zero (exactly one does: see below).
+     * Every +1 and -1 on a cell before its freeze is in S (the RMWs on one cell are totally ordered);
+     * every one after it is an ignored entry or an exit counted in remaining. remaining starts at GUARD,
+     * far above any number of ops, so exits counted before the sealer's add cannot reach zero; after the
+     * add it equals S minus those exits, the true number of ops not yet exited, which only falls. So
+     * zero is reached once, when the last op has exited (or at the add itself, if none is left).
      */
     private static final int CELLS = cells();
     private static final int PAD = 8; // longs per cell: 64 bytes, one cache line
+    private static final long FROZEN = Long.MIN_VALUE / 2; // a frozen cell holds about this
+    private static final long GUARD = Long.MAX_VALUE / 2;  // remaining's start, until the sealer's add
     private static final AtomicInteger NEXT_CELL = new AtomicInteger();
     /** Each thread's cell, handed out in turn, so that the first {@link #CELLS} threads share none. */
     private static final ThreadLocal<Integer> CELL =
@@ -52,22 +52,16 @@ final class PendingOps {
         return Math.max(16, Math.min(n, 64)); // a power of two
     }
 
-    /** One epoch: a striped count of unfinished ops and a sealed flag. */
+    private static boolean frozen(long cellValue) {
+        return cellValue < FROZEN / 2;
+    }
+
+    /** One epoch: a striped count of unfinished ops, frozen into one counter when sealed. */
     static final class Epoch implements OpAccount {
-        private static final VarHandle DONE;
-
-        static {
-            try {
-                DONE = MethodHandles.lookup().findVarHandle(Epoch.class, "done", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
         private final AtomicLongArray cells = new AtomicLongArray(CELLS * PAD);
+        private final AtomicLong remaining = new AtomicLong(GUARD);
         private volatile Epoch older;
-        private volatile boolean sealed;
-        private volatile boolean done; // set once, by CAS (DONE)
+        private volatile boolean done;
         private List<Runnable> onFinish; // guarded by this; null when none
 
         Epoch(Epoch older) {
@@ -75,39 +69,23 @@ final class PendingOps {
         }
 
         boolean tryEnter() {
-            int cell = CELL.get();
-            cells.getAndAdd(cell, 1);
-            if (!sealed) {
-                return true;
-            }
-            cells.getAndAdd(cell, -1); // sealed meanwhile: back out, as an exit would
-            finishIfEmpty();
-            return false;
+            return !frozen(cells.getAndAdd(CELL.get(), 1));
         }
 
         @Override
         public void exit() {
-            cells.getAndAdd(CELL.get(), -1);
-            if (sealed) {
-                finishIfEmpty();
+            if (frozen(cells.getAndAdd(CELL.get(), -1)) && remaining.decrementAndGet() == 0) {
+                finish();
             }
         }
 
+        /** Closes the epoch to new ops; once, by {@link PendingOps#seal()}. */
         void seal() {
-            sealed = true;
-            finishIfEmpty();
-        }
-
-        private long sum() {
-            long n = 0;
+            long count = 0;
             for (int i = 0; i < CELLS * PAD; i += PAD) {
-                n += cells.get(i);
+                count += cells.getAndSet(i, FROZEN);
             }
-            return n;
-        }
-
-        private void finishIfEmpty() {
-            if (!done && sum() == 0 && DONE.compareAndSet(this, false, true)) {
+            if (remaining.addAndGet(count - GUARD) == 0) {
                 finish();
             }
         }
@@ -115,6 +93,7 @@ final class PendingOps {
         private void finish() {
             List<Runnable> callbacks;
             synchronized (this) {
+                done = true;
                 notifyAll();
                 callbacks = onFinish;
                 onFinish = null;
@@ -140,7 +119,16 @@ final class PendingOps {
 
         /** Ops entered and not exited; approximate while ops enter and exit (never negative). */
         long pending() {
-            return Math.max(0, sum());
+            long r = remaining.get();
+            if (r < GUARD / 2) {
+                return Math.max(0, r); // sealed: the central count
+            }
+            long n = 0;
+            for (int i = 0; i < CELLS * PAD; i += PAD) {
+                long v = cells.get(i);
+                n += frozen(v) ? 0 : v;
+            }
+            return Math.max(0, n);
         }
 
         /** Waits for this epoch alone; false on timeout. */
