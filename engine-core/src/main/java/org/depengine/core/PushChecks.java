@@ -53,7 +53,7 @@ final class PushChecks {
         if (v.isDeleted()) {
             throw new IllegalStateException(v + " was already deleted; delete a variable once");
         }
-        return new OpDef(engine, deleteFn, NO_VARS, new Var[] {v}, FnProperty.DELETE_VAR,
+        return new OpDef(engine, deleteFn, NO_VARS, v.alone(), FnProperty.DELETE_VAR,
                 "deleteVariable(" + v.name() + ")", OpDef.Kind.DELETE_VAR);
     }
 
@@ -78,25 +78,33 @@ final class PushChecks {
         if (n == 0) {
             return NO_VARS;
         }
+        if (n == 1) {
+            return checked(list.get(0), arg, 0, opName).alone(); // the common case: no array made
+        }
         Var[] out = new Var[n];
         Map<Var, Boolean> seen = n > LINEAR_DEDUP_LIMIT ? new IdentityHashMap<>(n * 2) : null;
         int k = 0;
         for (int i = 0; i < n; i++) {
-            VarHandle h = list.get(i);
-            if (h == null) {
-                throw new NullPointerException(arg + "[" + i + "] is null");
-            }
-            if (!(h instanceof Var) || ((Var) h).owner() != engine) {
-                ownVar(h, arg + "[" + i + "]"); // throws, naming the argument (built only here: pushes are hot)
-            }
-            Var v = (Var) h;
-            requireLive(v, opName == null ? "<unnamed>" : opName);
+            Var v = checked(list.get(i), arg, i, opName);
             boolean dup = seen != null ? seen.put(v, Boolean.TRUE) != null : indexOf(out, k, v) >= 0;
             if (!dup) {
                 out[k++] = v;
             }
         }
         return k == n ? out : Arrays.copyOf(out, k);
+    }
+
+    /** {@code h}, the {@code i}-th element of {@code arg}, as a live variable of this engine. */
+    private Var checked(VarHandle h, String arg, int i, String opName) {
+        if (h == null) {
+            throw new NullPointerException(arg + "[" + i + "] is null");
+        }
+        if (!(h instanceof Var) || ((Var) h).owner() != engine) {
+            ownVar(h, arg + "[" + i + "]"); // throws, naming the argument (built only here: pushes are hot)
+        }
+        Var v = (Var) h;
+        requireLive(v, opName == null ? "<unnamed>" : opName);
+        return v;
     }
 
     private static int indexOf(Var[] vars, int len, Var v) {

@@ -95,7 +95,7 @@ final class Waits {
         PushChecks.requireLive(v, "waitForVar");
         CurrentOp.refuseBlockingCall(engine, "waitForVar(" + v.name() + ")");
         if (v.hasPendingWrite()) {
-            OpDef def = new OpDef(engine, NOTHING, new Var[] {v}, PushChecks.NO_VARS, FnProperty.NO_SKIP,
+            OpDef def = new OpDef(engine, NOTHING, v.alone(), PushChecks.NO_VARS, FnProperty.NO_SKIP,
                     "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
             OpBlock waitOp = engine.submit(def, Context.cpu(), 0, false);
             boolean done;
@@ -186,7 +186,7 @@ final class Waits {
         // The same wake-up op as waitForVar's: it runs once the writers pushed before now completed,
         // inline on the thread that completed the last one; the failure check is waitForVar's too.
         SyncFn check = ctx -> completeOffEngine(future, reportedFailure(v));
-        OpDef def = new OpDef(engine, check, new Var[] {v}, PushChecks.NO_VARS, FnProperty.NO_SKIP,
+        OpDef def = new OpDef(engine, check, v.alone(), PushChecks.NO_VARS, FnProperty.NO_SKIP,
                 "whenReady(" + v.name() + ")", OpDef.Kind.WAIT);
         engine.submit(def, Context.cpu(), 0, false);
         return future;

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Comparator;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -55,8 +56,6 @@ public final class WorkerGroup implements OpRoute {
      * clears some worker's parked flag by CAS and unparks it. Both sides write then read volatile state,
      * so either the worker's re-poll sees the op, or the submitter sees the spinner (which polls again
      * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount.
-     * A FIFO group's ReadyQueue may hide an op from a poll until its offer returns; the submitter reads
-     * the workers' state only after that, so the argument holds.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
     // An idle worker first busy-spins briefly, then spins with Thread.yield(), then parks. Yielding
@@ -114,7 +113,7 @@ public final class WorkerGroup implements OpRoute {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
         this.name = threadNamePrefix;
-        this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ReadyQueue();
+        this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
         this.byPriority = priority;
         this.refuse = refuse;

@@ -102,6 +102,7 @@ public final class Var implements org.depengine.api.VarHandle {
     private final Object owner;
     private final String name;
     private final long lockOrder = LOCK_ORDER.getAndIncrement();
+    private final Var[] alone = {this};
     private long version; // written under the lock with release semantics, read with acquire (VERSION)
     private volatile boolean deleted;
     private volatile Failure failure;
@@ -146,6 +147,14 @@ public final class Var implements org.depengine.api.VarHandle {
     /** Whether a deletion has been appended. */
     public boolean isDeleted() {
         return deleted;
+    }
+
+    /**
+     * A one-element array holding this variable, shared by every op that lists only it (shared: do not
+     * modify), so that such a push copies no array.
+     */
+    public Var[] alone() {
+        return alone;
     }
 
     /**
