@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Bulk;
 import org.depengine.api.Context;
@@ -54,11 +55,14 @@ import org.slf4j.LoggerFactory;
 @SuppressWarnings("exports")
 public abstract class AbstractEngine implements Engine, OpHost {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
+    private static final int OP_ID = 8; // longs: 64 bytes
 
     private final String name;
     /** The configuration the engine was created with. */
     protected final EngineConfig config;
-    private final AtomicLong opIds = new AtomicLong();
+    // The op-id counter at [OP_ID], a cache line away from anything else: every push increments it, and
+    // workers reading objects allocated next to a plain AtomicLong made the pusher wait for that line.
+    private final AtomicLongArray opIds = new AtomicLongArray(2 * OP_ID + 1);
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
     private final EngineDevices devices = new EngineDevices();
@@ -249,7 +253,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '"
                         + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(), l, epoch,
+            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(OP_ID), l, epoch,
                     device == null ? null : device.forOps());
             prepare(op, device);
         } catch (Throwable t) {

@@ -40,12 +40,13 @@ final class PendingOps {
      */
     private static final int CELLS = cells();
     private static final int PAD = 8; // longs per cell: 64 bytes, one cache line
+    private static final int FIRST = PAD; // cell 0 starts one line in, away from the array's header
     private static final long FROZEN = Long.MIN_VALUE / 2; // a frozen cell holds about this
     private static final long GUARD = Long.MAX_VALUE / 2;  // remaining's start, until the sealer's add
     private static final AtomicInteger NEXT_CELL = new AtomicInteger();
     /** Each thread's cell, handed out in turn, so that the first {@link #CELLS} threads share none. */
     private static final ThreadLocal<Integer> CELL =
-            ThreadLocal.withInitial(() -> (NEXT_CELL.getAndIncrement() & (CELLS - 1)) * PAD);
+            ThreadLocal.withInitial(() -> FIRST + (NEXT_CELL.getAndIncrement() & (CELLS - 1)) * PAD);
 
     private static int cells() {
         int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors())) << 2;
@@ -58,7 +59,9 @@ final class PendingOps {
 
     /** One epoch: a striped count of unfinished ops, frozen into one counter when sealed. */
     static final class Epoch implements OpAccount {
-        private final AtomicLongArray cells = new AtomicLongArray(CELLS * PAD);
+        // One line of padding before the first cell and after the last: the header and the neighbouring
+        // objects are read by every thread, the cells written by one each.
+        private final AtomicLongArray cells = new AtomicLongArray(FIRST + CELLS * PAD + PAD);
         private final AtomicLong remaining = new AtomicLong(GUARD);
         private volatile Epoch older;
         private volatile boolean done;
@@ -82,7 +85,7 @@ final class PendingOps {
         /** Closes the epoch to new ops; once, by {@link PendingOps#seal()}. */
         void seal() {
             long count = 0;
-            for (int i = 0; i < CELLS * PAD; i += PAD) {
+            for (int i = FIRST; i < FIRST + CELLS * PAD; i += PAD) {
                 count += cells.getAndSet(i, FROZEN);
             }
             if (remaining.addAndGet(count - GUARD) == 0) {
@@ -124,7 +127,7 @@ final class PendingOps {
                 return Math.max(0, r); // sealed: the central count
             }
             long n = 0;
-            for (int i = 0; i < CELLS * PAD; i += PAD) {
+            for (int i = FIRST; i < FIRST + CELLS * PAD; i += PAD) {
                 long v = cells.get(i);
                 n += frozen(v) ? 0 : v;
             }
