@@ -150,13 +150,13 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     public RuntimeException register() {
         Var refused = Registration.lockAndAppend(this, def);
         if (refused == null) {
-            registered = def.lockOrder().length;
+            registered = def.varCount();
             return null;
         }
         cancelled = new IllegalStateException(refused + " was deleted; it cannot be used by op '" + name()
                 + "' (deleted concurrently with this push)");
         transition(1 << PENDING, PENDING, CANCELLED);
-        grantedAtPush = def.lockOrder().length; // nothing was registered: no variable will ever release it
+        grantedAtPush = def.varCount(); // nothing was registered: no variable will ever release it
         return cancelled;
     }
 
@@ -166,7 +166,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      */
     public boolean dropGuard() {
         int drop = grantedAtPush + 1;
-        if (drop == def.lockOrder().length + 1) {
+        if (drop == def.varCount() + 1) {
             // Every variable let it go (or none took it): no variable holds it, so no other thread can
             // touch the counter, and a plain store does.
             WAIT.setRelease(this, 0);

@@ -37,7 +37,7 @@ public final class OpDef implements OprHandle {
     private final boolean sync;
     private final Var[] reads;
     private final Var[] writes;
-    private final Var[] lockOrder; // reads and writes by Var.lockOrder(); shares an array when there is one variable
+    private volatile Var[] lockOrder; // reads and writes by Var.lockOrder(), made on first use (contended pushes)
     private final FnProperty prop;
     private final String name;
     private final Kind kind;
@@ -51,7 +51,6 @@ public final class OpDef implements OprHandle {
      * @param fn a {@link SyncFn} or an {@link AsyncFn}
      * @param reads de-duplicated, disjoint from writes
      * @param writes de-duplicated
-     * @throws IllegalArgumentException if a variable is listed twice (in one list or both)
      * @param name null for a generated name
      */
     public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind) {
@@ -63,7 +62,6 @@ public final class OpDef implements OprHandle {
         this.sync = fn instanceof SyncFn;
         this.reads = reads;
         this.writes = writes;
-        this.lockOrder = lockOrder(reads, writes);
         this.prop = prop;
         this.name = name;
         this.kind = kind;
@@ -99,13 +97,26 @@ public final class OpDef implements OprHandle {
         return writes;
     }
 
+    /** The number of variables the op registers on: its reads and its writes. */
+    public int varCount() {
+        return reads.length + writes.length;
+    }
+
     /**
      * Every variable of the op, reads and writes, in ascending {@link Var#lockOrder()}: the order in
-     * which {@link OpBlock#register()} locks them (shared array: do not modify). Made once per
-     * definition, so an operator from {@code newOperator} pays for it once, not per push.
+     * which a contended registration locks them (shared array: do not modify). Made on first use and
+     * kept, so an operator from {@code newOperator} sorts once.
+     *
+     * @throws IllegalArgumentException if a variable is listed twice (in one list or both): the callers
+     *     de-duplicate, so this is an engine bug, refused rather than waiting for its own lock
      */
     Var[] lockOrder() {
-        return lockOrder;
+        Var[] order = lockOrder;
+        if (order == null) {
+            order = lockOrder(reads, writes);
+            lockOrder = order; // racing threads compute the same array
+        }
+        return order;
     }
 
     private static Var[] lockOrder(Var[] reads, Var[] writes) {
@@ -134,7 +145,6 @@ public final class OpDef implements OprHandle {
         }
         for (int i = 1; i < all.length; i++) {
             if (all[i] == all[i - 1]) {
-                // register() would wait for its own lock: refuse here (callers de-duplicate; a bug otherwise)
                 throw new IllegalArgumentException(all[i] + " is listed twice in an op's variables");
             }
         }

@@ -38,13 +38,13 @@ public final class Var implements org.depengine.api.VarHandle {
      *   I4  every op in the FIFO behind pendingWrite has not been released by this variable
      *
      * Transitions:
-     *   appendRead:    FIFO empty  -> readers++, release the read now
+     *   readLocked:    FIFO empty  -> readers++, release the read now
      *                  otherwise   -> enqueue it (it waits for the writes ahead of it)
-     *   appendWrite:   FIFO empty  -> it becomes pendingWrite; if readers == 0 release it (readers = WRITING)
+     *   writeLocked:   FIFO empty  -> it becomes pendingWrite; if readers == 0 release it (readers = WRITING)
      *                  otherwise   -> enqueue it
      *   completeRead:  readers--; at 0 with a pendingWrite waiting, release that write (readers = WRITING)
-     *   completeWrite: version++; take the consecutive reads right behind the
-     *                  finished write out of the FIFO and release them together (readers = their count);
+     *   completeWrite: version++; take the consecutive reads right behind the finished write out of
+     *                  the FIFO and release them together (readers = their count);
      *                  the next write, if any, becomes pendingWrite and is released at once if no reads
      *                  came between; the FIFO empties if nothing follows.
      *
@@ -149,19 +149,12 @@ public final class Var implements org.depengine.api.VarHandle {
         return deleted;
     }
 
-    /**
-     * A one-element array holding this variable, shared by every op that lists only it (shared: do not
-     * modify), so that such a push copies no array.
-     */
+    /** A one-element array of this variable, shared by the ops that list only it (do not modify): no copy per push. */
     public Var[] alone() {
         return alone;
     }
 
-    /**
-     * This variable's place in the one order in which {@link OpBlock#register()} takes the locks of an
-     * op's variables (ascending): taking them in one order means two pushes never wait for each other
-     * in a cycle.
-     */
+    /** This variable's place in the one order in which a contended registration locks (see {@link Registration}). */
     public long lockOrder() {
         return lockOrder;
     }
@@ -378,7 +371,12 @@ public final class Var implements org.depengine.api.VarHandle {
         }
     }
 
-    /** Releases the lock taken by {@link #lock()}. */
+    /** Takes this variable's lock if it is free; never waits. */
+    boolean tryLock() {
+        return LOCK.compareAndSet(this, 0, 1);
+    }
+
+    /** Releases the lock taken by {@link #lock()} or {@link #tryLock()}. */
     void unlock() {
         LOCK.setRelease(this, 0);
     }
