@@ -14,8 +14,8 @@ package org.depengine.core.tracker;
  * pushes of all threads are serialisable in the order of their lock points, which keeps each thread's
  * order (strictly serialisable: a push that returned before another began comes first). Waiting only
  * in one global order means two pushes never wait for each other in a cycle; pushes over
- * disjoint variables do not wait for each other at all. Completions take one variable's lock at a
- * time and never wait for a push's other locks.
+ * disjoint variables do not wait for each other at all. Completions hold one variable's lock at a
+ * time, so they never take part in a cycle of waits (though they do wait while a push holds it).
  */
 final class Registration {
     private Registration() {
