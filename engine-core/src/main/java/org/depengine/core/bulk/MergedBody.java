@@ -52,7 +52,7 @@ final class MergedBody implements SyncFn {
                     continue;
                 }
                 if (m.prop() != FnProperty.NO_SKIP) {
-                    Failure inherited = inheritedFailure(m);
+                    Failure inherited = m.inheritedFailure(); // the skip rule of a lone op
                     if (inherited != null) {
                         attach(inherited, m.writes());
                         skipped(l, op, i, m);
@@ -85,23 +85,6 @@ final class MergedBody implements SyncFn {
             long now = System.nanoTime();
             l.memberFinished(op, index, label(m), OpInfo.Outcome.SKIPPED, now, now);
         }
-    }
-
-    /** As a lone op's skip rule: the first active failure of a variable it reads, else of one it writes. */
-    private static Failure inheritedFailure(OpDef m) {
-        for (Var v : m.reads()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        for (Var v : m.writes()) {
-            Failure f = v.activeFailure();
-            if (f != null) {
-                return f;
-            }
-        }
-        return null;
     }
 
     /** A member's name in messages and traces: its given name, or what it was. */
