@@ -246,7 +246,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
-        OpListener l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
+        ListenerFanout l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
         OpBlock op;
         try {
             if (closing && def.kind() != OpDef.Kind.WAIT) {
@@ -262,7 +262,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
             epoch.exit();
             throw t;
         }
-        if (l != null) {
+        if (l != null && l.wantsPushed) {
             l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
         }
         // Atomic with respect to other pushes, with no engine-wide lock: see tracker.Registration.

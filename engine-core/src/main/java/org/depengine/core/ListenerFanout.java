@@ -33,6 +33,8 @@ final class ListenerFanout implements OpListener {
 
     final Entry[] entries;
     private final Consumer<OpListener> detach;
+    /** Whether some listener overrides {@link OpListener#pushed}: if none does, a push reads no clock for it. */
+    final boolean wantsPushed;
 
     /**
      * @param entries the listeners, in call order
@@ -41,6 +43,16 @@ final class ListenerFanout implements OpListener {
     ListenerFanout(Entry[] entries, Consumer<OpListener> detach) {
         this.entries = entries;
         this.detach = detach;
+        this.wantsPushed = Arrays.stream(entries).anyMatch(e -> overridesPushed(e.listener));
+    }
+
+    /** Whether {@code l}'s class implements {@code pushed} itself (the interface's default does nothing). */
+    private static boolean overridesPushed(OpListener l) {
+        try {
+            return l.getClass().getMethod("pushed", OpInfo.class, long.class).getDeclaringClass() != OpListener.class;
+        } catch (NoSuchMethodException | SecurityException e) {
+            return true; // cannot tell: call it
+        }
     }
 
     /** {@code current} (null: none) with {@code l} added last. */

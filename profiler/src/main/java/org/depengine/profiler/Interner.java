@@ -70,6 +70,11 @@ final class Interner<K> {
         return id > 0 && id < v.length ? (K) v[id] : null;
     }
 
+    /** How many keys have an id. */
+    synchronized int size() {
+        return size - 1;
+    }
+
     boolean overflowed() {
         return overflowed;
     }

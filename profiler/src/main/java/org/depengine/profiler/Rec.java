@@ -11,9 +11,11 @@ import org.depengine.api.listen.OpInfo;
  * READY     w1 = kind                                   w2 = op id  w3 = nanoTime
  * STARTED   w1 = kind                                   w2 = op id  w3 = nanoTime
  * LAUNCHED  w1 = kind                                   w2 = op id  w3 = nanoTime
- * FINISHED  w1 = kind | outcome<<8 | property<<12 | profiling<<20 | args kept<<21 | context id<<32
+ * FINISHED  w1 = kind | outcome<<8 | property<<12 | profiling<<20 | args kept<<21 | unnamed<<24
+ *                | context id<<32
  *                                                       w2 = op id  w3 = nanoTime
- * INFO      w1 = kind | reads kept<<8 | writes kept<<20 | name id<<32
+ * INFO      w1 = kind | reads kept<<8 | writes kept<<20 | name id<<32 (0 when unnamed: the name is
+ *                "op#" + op id, built only when shown, as OpInfo.named() allows)
  *           w2 = priority (low 32) | stream id<<32
  *           w3 = reads total (low 32) | writes total<<32
  * VARS      w1 = kind | count<<8 | var id<<32           w2 = var | var<<32   w3 = var | var<<32
@@ -42,6 +44,8 @@ final class Rec {
     static final int VARS_PER_RECORD = 5;
     /** Arguments kept per op (three bits of FINISHED); the rest are dropped. */
     static final int MAX_ARGS = 7;
+    /** FINISHED's flag for an op pushed without a name. */
+    static final long UNNAMED = 1L << 24;
 
     static final int ARG_LONG = 0;
     static final int ARG_DOUBLE = 1;

@@ -65,6 +65,11 @@ final class Recorder implements OpListener {
         return TraceModel.build(session, droppedRecords());
     }
 
+    /** How many distinct op names the current session interned (tests). */
+    int opNamesInterned() {
+        return session.opNames.size();
+    }
+
     long droppedRecords() {
         Session s = session;
         long d = s.lostRecords.sum();
@@ -99,10 +104,7 @@ final class Recorder implements OpListener {
         r.publish();
     }
 
-    /** Not recorded: the trace needs no push time. */
-    @Override
-    public void pushed(OpInfo op, long nanoTime) {
-    }
+    // pushed(): not implemented, so the engine reads no clock for it; the trace needs no push time.
 
     /** Records the ready time (the start of the queue wait). */
     @Override
@@ -217,11 +219,15 @@ final class Recorder implements OpListener {
         }
         int ctxId = contextId(r, s, op.context());
         int streamId = streamId(r, s, op.stream());
-        int nameId = s.opNames.id(String.valueOf(op.name()));
+        // An unnamed op's generated name is unique per op: interning it would cost a string and a
+        // table insert per op, and fill the table; the trace builds it from the id instead.
+        boolean named = op.named();
+        int nameId = named ? s.opNames.id(String.valueOf(op.name())) : Interner.OVERFLOW;
         int outcome = Rec.outcome(op.outcome());
         int prop = op.property() == null ? 0xFF : op.property().ordinal();
         long w1 = Rec.FINISHED | ((long) outcome << 8) | ((long) (prop & 0xFF) << 12)
-                | (op.profiling() ? 1L << 20 : 0L) | ((long) ka << 21) | ((long) ctxId << 32);
+                | (op.profiling() ? 1L << 20 : 0L) | ((long) ka << 21) | (named ? 0L : Rec.UNNAMED)
+                | ((long) ctxId << 32);
         r.put(w1, op.id(), nanoTime);
         r.put(Rec.INFO | ((long) kr << 8) | ((long) kw << 20) | ((long) nameId << 32),
                 (op.priority() & 0xFFFF_FFFFL) | ((long) streamId << 32),

@@ -277,8 +277,12 @@ final class TraceModel {
         long i1 = w[j * 3];
         int kr = (int) ((i1 >>> 8) & 0xFFF);
         int kw = (int) ((i1 >>> 20) & 0xFFF);
-        String name = s.opNames.key(Rec.hi(i1));
-        o.name = name == null ? "(other)" : name;
+        if ((w1 & Rec.UNNAMED) != 0) {
+            o.name = "op#" + o.id;
+        } else {
+            String name = s.opNames.key(Rec.hi(i1));
+            o.name = name == null ? "(other)" : name;
+        }
         o.priority = Rec.lo(w[j * 3 + 1]);
         o.streamId = Rec.hi(w[j * 3 + 1]);
         o.totalReads = Rec.lo(w[j * 3 + 2]);

@@ -47,6 +47,7 @@ final class Fakes {
         Outcome outcome;
         Throwable failure;
         Map<String, Object> args = Map.of();
+        boolean named = true;
 
         FakeOp(long id, String name) {
             this.id = id;
@@ -71,6 +72,11 @@ final class Fakes {
         @Override
         public String name() {
             return name;
+        }
+
+        @Override
+        public boolean named() {
+            return named;
         }
 
         @Override

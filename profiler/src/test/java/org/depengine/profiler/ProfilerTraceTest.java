@@ -83,6 +83,30 @@ class ProfilerTraceTest {
     }
 
     @Test
+    void unnamedOpsAreShownByIdWithoutInterningANamePerOp() throws Exception {
+        Profiler p = Profiler.builder().build();
+        Fakes.ListenerSink sink = new Fakes.ListenerSink("fake");
+        p.start(sink.engine);
+        VarHandle a = Fakes.var("a");
+        FakeOp named = new FakeOp(10, "N").writes(a);
+        Fakes.run(p.listener(), named, 1_000, 1_100, -1, 1_200);
+        for (long id = 11; id <= 13; id++) {
+            FakeOp unnamed = new FakeOp(id, "op#" + id).writes(a);
+            unnamed.named = false;
+            Fakes.run(p.listener(), unnamed, id * 1_000, id * 1_000 + 100, -1, id * 1_000 + 200);
+        }
+        p.stop();
+        Path file = dir.resolve("unnamed.json");
+        p.dump(file);
+        List<String> names = new ArrayList<>();
+        TraceView.read(file).hostOps().forEach(e -> names.add((String) e.get("name")));
+        names.sort(null);
+        assertEquals(List.of("N", "op#11", "op#12", "op#13"), names);
+        assertEquals(1, ((Recorder) p.listener()).opNamesInterned(),
+                "only the given name is interned; an unnamed op's name is built from its id when shown");
+    }
+
+    @Test
     void knownDagHasExactlyTheExpectedOpsFlowsAndLanes() throws Exception {
         Profiler p = knownDag(Profiler.builder().build());
         Path file = dir.resolve("trace.json");

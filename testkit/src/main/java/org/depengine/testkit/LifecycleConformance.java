@@ -132,6 +132,43 @@ public abstract class LifecycleConformance extends EngineTestBase {
     }
 
     @Test
+    void listenersSeeAnOpsNameVariablesAndWhetherItWasNamed() {
+        Map<String, String> seen = new ConcurrentHashMap<>();
+        OpListener l = new OpListener() {
+            @Override
+            public void finished(OpInfo op, long t) {
+                String key = op.named() ? op.name() : "unnamed";
+                String generated = "op#" + op.id();
+                seen.put(key, op.named() + " " + op.name().equals(generated) + " " + names(op.reads()) + " -> "
+                        + names(op.writes()) + " " + readOnly(op.reads()) + " " + readOnly(op.writes()));
+            }
+        };
+        engine.addListener(l);
+        VarHandle a = engine.newVariable("a");
+        VarHandle b = engine.newVariable("b");
+        engine.pushSync(ctx -> { }, Context.cpu(), List.of(a), List.of(b), FnProperty.NORMAL, 0, "named");
+        engine.pushSync(ctx -> { }, Context.cpu(), List.of(b), List.of(a));
+        engine.waitForAll();
+        engine.removeListener(l);
+        assertEquals("true false [a] -> [b] read-only read-only", seen.get("named"));
+        assertEquals("false true [b] -> [a] read-only read-only", seen.get("unnamed"),
+                "an unnamed op's name is \"op#\" + its id, and named() says it was generated");
+    }
+
+    private static String names(List<VarHandle> vars) {
+        return vars.stream().map(VarHandle::name).toList().toString();
+    }
+
+    private static String readOnly(List<VarHandle> vars) {
+        try {
+            vars.add(null);
+            return "writable";
+        } catch (UnsupportedOperationException expected) {
+            return "read-only";
+        }
+    }
+
+    @Test
     void closeRunsEveryPushedOpBeforeItReturns() throws Exception {
         ExecutorService completer = Executors.newSingleThreadExecutor(r -> new Thread(r, "foreign-completer"));
         try {

@@ -20,11 +20,22 @@ public interface OpInfo {
     long id();
 
     /**
-     * The op's name (generated when none was given).
+     * The op's name: the one given at push, else one generated from the id, {@code "op#" + id()}.
      *
      * @return the op's name (generated when none was given)
      */
     String name();
+
+    /**
+     * Whether the op was given a name at push. When it was not, {@link #name()} is {@code "op#" + id()},
+     * so a listener that keeps names can keep the id and build the name only when it shows it, instead
+     * of building a string per op.
+     *
+     * @return true if the op was pushed with a name; the default, for views that do not say, is true
+     */
+    default boolean named() {
+        return true;
+    }
 
     /**
      * The op's property.

@@ -1,5 +1,6 @@
 package org.depengine.core.tracker;
 
+import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
@@ -7,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.FnProperty;
 import org.depengine.api.OprHandle;
@@ -43,8 +45,6 @@ public final class OpDef implements OprHandle {
     private final Kind kind;
     private volatile boolean deleted;
     private Map<String, Object> args = Map.of(); // set before the push that publishes it (withArgs)
-    private List<VarHandle> readList; // views made on first use (listeners only)
-    private List<VarHandle> writeList;
 
     /**
      * @param owner the engine the definition belongs to
@@ -238,22 +238,32 @@ public final class OpDef implements OprHandle {
         deleted = true;
     }
 
+    // Views made per call (only listeners ask, about once per op), so no op carries fields for them.
     List<VarHandle> readList() {
-        List<VarHandle> l = readList;
-        if (l == null) {
-            l = Collections.unmodifiableList(Arrays.asList((VarHandle[]) reads));
-            readList = l;
-        }
-        return l;
+        return new VarList(reads);
     }
 
     List<VarHandle> writeList() {
-        List<VarHandle> l = writeList;
-        if (l == null) {
-            l = Collections.unmodifiableList(Arrays.asList((VarHandle[]) writes));
-            writeList = l;
+        return new VarList(writes);
+    }
+
+    /** A read-only list over variables fixed at push: one small object, no copy. */
+    private static final class VarList extends AbstractList<VarHandle> implements RandomAccess {
+        private final Var[] vars;
+
+        VarList(Var[] vars) {
+            this.vars = vars;
         }
-        return l;
+
+        @Override
+        public VarHandle get(int index) {
+            return vars[index];
+        }
+
+        @Override
+        public int size() {
+            return vars.length;
+        }
     }
 
     @Override

@@ -117,6 +117,11 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     }
 
     @Override
+    public boolean named() {
+        return def.givenName() != null;
+    }
+
+    @Override
     public FnProperty property() {
         return def.prop();
     }
