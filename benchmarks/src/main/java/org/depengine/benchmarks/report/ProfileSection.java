@@ -54,8 +54,9 @@ final class ProfileSection {
                     + Report.ns(worst.nanos() / g.size()) + ": " + quote(run, p);
         }
         if (!run.covers(worst.workload())) {
-            return "not profiled: `benchmarks/run.sh profile` does not run " + worst.workload() + " (and a spread "
-                    + "between forks needs two forks: a one-fork profile shows only the mode its fork ran in)";
+            return "not profiled: this JDK's profile step ran no " + worst.workload() + " benchmark (`benchmarks/run.sh "
+                    + "profile` runs every workload a target is judged on but Metg), and a spread between forks needs two "
+                    + "forks: a one-fork profile shows only the mode its fork ran in";
         }
         return NO_PROFILE;
     }
