@@ -3,13 +3,15 @@
 #
 #   benchmarks/run.sh quick   [JMH options...]   ~6 min on 2 cores: 1 fork, short iterations, a parameter subset
 #   benchmarks/run.sh full    [JMH options...]   ~22 min on 2 cores: 2 forks, every parameter
-#   benchmarks/run.sh targets [JMH options...]   ~15 min on 2 cores: 2 forks x 5 iterations of what issue #16's
+#   benchmarks/run.sh targets [JMH options...]   ~16.5 min on 2 cores: 2 forks x 5 iterations of what issue #16's
 #                                                targets need (pooled and perdevice, their baselines), then
 #                                                `profile` (skip it with BENCH_PROFILE=off)
-#   benchmarks/run.sh profile [JMH options...]   ~3 min on 2 cores: the workloads whose targets can be missed
-#                                                (RandomDag mxnet/wide, LinearChain plain and bulk(16),
-#                                                Independent; pooled, perdevice and cf), 1 fork x 5 x 1 s under
-#                                                JFR (benchmarks/profile.jfc) and JMH's gc profiler; stores
+#   benchmarks/run.sh profile [JMH options...]   ~4.5 min on 2 cores: every result a target is judged on
+#                                                (RandomDag mxnet/wide with the profiler off and on, LinearChain
+#                                                and Independent plain and bulk(16), CpuParallel G=10/100 µs,
+#                                                ComputeCopyOverlap cpu (and opencl); pooled and perdevice, cf
+#                                                for comparison), 1 fork x 5 x 1 s under JFR
+#                                                (benchmarks/profile.jfc) and JMH's gc profiler; stores
 #                                                results/profiles/jdkN.{json,txt}, which the report quotes
 #   benchmarks/run.sh smoke   [JMH options...]   ~3 min: every benchmark once, to check they all work
 #                                                (results and report under benchmarks/target/smoke, not stored)
@@ -105,14 +107,25 @@ case "$mode" in
   profile)
     # One fork: JMH's JFR profiler names each recording by benchmark, so a second fork would overwrite it.
     # Longer iterations than targets', for ~1,000 samples per benchmark; cf for comparison (its allocation).
+    # Every engine result a target row is judged on, with the parameters targets gives it, so that each
+    # missed row quotes the profile of the same benchmark, parameters and engine variant: RandomDag with
+    # the profiler off and on, CpuParallel G=10 and 100 µs, ComputeCopyOverlap on every device measured.
+    # (Only Metg is left out: its row judges a crossing between op lengths, not one result.)
+    # Time: 26 benchmarks (28 with OpenCL; 14 before profiling=on, Independent's bulk(16), CpuParallel and
+    # ComputeCopyOverlap were added), each ~8 s in JMH (JVM start, 2 x 1 s warm-up + 5 x 1 s measured, the
+    # JFR dump: the 14 took 1:51), so ~3.5 min (~3.7 with OpenCL), plus ~1 min for the machine probe,
+    # ProfileSummary reading the recordings and the report: ~4.5 min in all (was ~3). Shorter iterations for the long-grained
+    # workloads (4-50 ms per run, so a 1 s iteration still has 20-250 runs) would save ~25 s, but need a
+    # second JMH invocation with its own settings and JSON: not worth it.
     settings=(-f 1 -wi 2 -w 1s -i 5 -r 1s -p engine=pooled,perdevice -p bulkEngine=pooled+bulk16,perdevice+bulk16
-      -p baseline=cf -p profiling=off)
+      -p baseline=cf -p profiling=off,on -p grainMicros=10,100 -p device="$devices")
     ;;
 esac
 includes=()
 case "$mode" in
   targets) includes=('\.(RandomDag|LinearChain|Independent|Metg|CpuParallel|ComputeCopyOverlap)\.(engine|bulk|baseline)$') ;;
-  profile) includes=('\.(RandomDag\.(engine|baseline)|LinearChain\.(engine|bulk|baseline)|Independent\.(engine|baseline))$') ;;
+  # Baselines only where cf is one (CpuParallel's and ComputeCopyOverlap's are judged against serial and lanes).
+  profile) includes=('\.(RandomDag\.(engine|baseline)|(LinearChain|Independent)\.(engine|bulk|baseline)|(CpuParallel|ComputeCopyOverlap)\.engine)$') ;;
 esac
 # A leading regex replaces the mode's selection (JMH would run the union of both).
 user_regex=()

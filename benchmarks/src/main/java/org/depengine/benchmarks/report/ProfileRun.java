@@ -60,9 +60,12 @@ record ProfileRun(int jdk, String javaVersion, String date, String commit, int c
      * @param selfFrames the hottest top-of-stack methods, by samples
      * @param engineFrames the hottest innermost engine methods (the engine code that is running or that
      *     called the JDK code on top; the benchmark's own code is not the engine's), by samples
+     * @param profilerSamples the samples with a frame of depengine's profiler ({@code org.depengine.profiler})
+     *     anywhere on the stack: what recording costs this role when the engine runs under a profiler; null
+     *     in a summary written before it was counted
      */
     record Role(String role, int threads, double cpuCores, List<Share> busiestThreads, long samples, List<Share> selfFrames,
-                List<Share> engineFrames) {
+                List<Share> engineFrames, Long profilerSamples) {
     }
 
     /**
@@ -74,7 +77,32 @@ record ProfileRun(int jdk, String javaVersion, String date, String commit, int c
     record Share(String name, double weight) {
     }
 
-    /** The profile of {@code contender} on the workload shape, or null if it was not profiled. */
+    /**
+     * The profile of exactly {@code result}'s benchmark: the same workload, method and every parameter
+     * (engine variant included: {@code profiling=on} is another profile than {@code off}); null if that
+     * benchmark was not profiled.
+     */
+    Profile find(Result result) {
+        for (Profile p : profiles) {
+            Result k = p.key();
+            if (k.workload().equals(result.workload()) && k.method().equals(result.method())
+                    && k.params().equals(result.params())) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Whether any benchmark of {@code workload} (a benchmark class's simple name) was profiled. */
+    boolean covers(String workload) {
+        return profiles.stream().anyMatch(p -> p.key().workload().equals(workload));
+    }
+
+    /**
+     * The profile of {@code contender} on the workload shape (any method), or null if it was not
+     * profiled: for a comparison (cf's profile of the same op list), not for the result a target is
+     * judged on ({@link #find(Result)}).
+     */
     Profile find(String workload, Map<String, String> shape, String contender) {
         for (Profile p : profiles) {
             Result k = p.key();

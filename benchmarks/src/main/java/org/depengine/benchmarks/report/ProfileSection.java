@@ -26,20 +26,66 @@ final class ProfileSection {
     }
 
     /**
-     * The profile column of a missed target: allocation per op, the CPU split and the hottest engine
-     * method of the busiest role, linked to the full profile; {@value #NO_PROFILE} when the run, the
-     * workload or the contender was not profiled.
+     * The profile column of a missed target judged on {@code contender}'s result in {@code g}: the
+     * profile of exactly that benchmark (same method and parameters, {@link ProfileRun#find(Result)}),
+     * quoted by {@link #quote}; {@value #NO_PROFILE} when there is no profile run or that result was
+     * not profiled.
      */
     static String cell(ProfileRun run, Group g, String contender) {
-        ProfileRun.Profile p = run == null || g == null ? null : run.find(g.workload, g.shape, contender);
-        if (p == null) {
+        Result judged = g == null ? null : g.byContender.get(contender);
+        ProfileRun.Profile p = run == null || judged == null ? null : run.find(judged);
+        return p == null ? NO_PROFILE : quote(run, p);
+    }
+
+    /**
+     * The profile column of the fork-agreement row, whose figure (slowest fork ÷ fastest) is a property
+     * of two forks that a one-fork profile cannot show: the profile of the worst result, with its ns/op
+     * next to the result's median so that the reader sees which mode the profiled fork ran in; or, when
+     * that workload is not one the profile step runs, why there is none.
+     */
+    static String forkCell(ProfileRun run, Group g, String contender) {
+        Result worst = g == null ? null : g.byContender.get(contender);
+        if (run == null || worst == null) {
             return NO_PROFILE;
         }
+        ProfileRun.Profile p = run.find(worst);
+        if (p != null) {
+            return "its profile (one fork) ran at " + Report.ns(p.nanosPerRun() / p.opsPerRun()) + " ns/op, the forks' median "
+                    + Report.ns(worst.nanos() / g.size()) + ": " + quote(run, p);
+        }
+        if (!run.covers(worst.workload())) {
+            return "not profiled: this JDK's profile step ran no " + worst.workload() + " benchmark (`benchmarks/run.sh "
+                    + "profile` runs every workload a target is judged on but Metg), and a spread between forks needs two "
+                    + "forks: a one-fork profile shows only the mode its fork ran in";
+        }
+        return NO_PROFILE;
+    }
+
+    /** The METG row's column when missed: no single result is judged, so no profile applies. */
+    static final String METG_NOT_PROFILED = "not profiled: METG is the crossing between op lengths of the Metg "
+            + "ladder, not one result, and `benchmarks/run.sh profile` does not run the ladder";
+
+    /**
+     * A profile in one line: allocation per op (with the same engine's with the profiler off, for a
+     * profiler-on result, and cf's on the same op list), the CPU split, the hottest engine method of
+     * each role and, under the profiler, the share of samples in the profiler's code; linked to the
+     * full profile.
+     */
+    static String quote(ProfileRun run, ProfileRun.Profile p) {
+        Result k = p.key();
         StringBuilder sb = new StringBuilder();
         sb.append('[').append(bytesPerOp(p)).append(" B/op");
-        ProfileRun.Profile cf = run.find(g.workload, g.shape, "cf");
+        List<String> compared = new ArrayList<>();
+        ProfileRun.Profile off = profilerOff(run, p);
+        if (off != null) {
+            compared.add("profiler off " + bytesPerOp(off));
+        }
+        ProfileRun.Profile cf = run.find(k.workload(), k.shapeParams(), "cf");
         if (cf != null && cf != p) {
-            sb.append(" (cf ").append(bytesPerOp(cf)).append(')');
+            compared.add("cf " + bytesPerOp(cf));
+        }
+        if (!compared.isEmpty()) {
+            sb.append(" (").append(String.join(", ", compared)).append(')');
         }
         List<String> cpu = new ArrayList<>();
         List<String> hot = new ArrayList<>();
@@ -59,8 +105,47 @@ final class ProfileSection {
         if (!hot.isEmpty()) {
             sb.append("; hottest engine methods: ").append(String.join(", ", hot));
         }
+        String inProfiler = profilerShares(p);
+        if (inProfiler != null) {
+            sb.append("; profiler code on the stack in ").append(inProfiler);
+        }
         sb.append("](#").append(Report.anchor(title(p, run.jdk()))).append(')');
         return sb.toString();
+    }
+
+    /** Whether the profiled benchmark ran its engine under depengine's profiler ({@code profiling=on}). */
+    private static boolean underProfiler(ProfileRun.Profile p) {
+        return "on".equals(p.params().get("profiling"));
+    }
+
+    /** For a profiler-on profile, the same benchmark's with {@code profiling=off}, or null. */
+    private static ProfileRun.Profile profilerOff(ProfileRun run, ProfileRun.Profile p) {
+        if (!underProfiler(p)) {
+            return null;
+        }
+        Result k = p.key();
+        Map<String, String> off = new java.util.TreeMap<>(k.params());
+        off.put("profiling", "off");
+        return run.find(new Result(k.workload(), k.method(), off, Double.NaN, Double.NaN));
+    }
+
+    /**
+     * For a profiler-on profile, each role's share of its samples with a profiler frame on the stack
+     * ("engine workers 30 % of samples, pusher 12 %"), or null (profiler off, or a summary that did not
+     * count them).
+     */
+    private static String profilerShares(ProfileRun.Profile p) {
+        if (!underProfiler(p)) {
+            return null;
+        }
+        List<String> parts = new ArrayList<>();
+        for (ProfileRun.Role r : p.roles()) {
+            if (r.role().equals(ProfileSummary.OTHER) || r.profilerSamples() == null || r.samples() == 0) {
+                continue;
+            }
+            parts.add(r.role() + " " + percent(r.profilerSamples(), r.samples()) + (parts.isEmpty() ? " of samples" : ""));
+        }
+        return parts.isEmpty() ? null : String.join(", ", parts);
     }
 
     /** The "Profiles" subsection of a targets section: every profile of the same JDK, or why there is none. */
@@ -93,15 +178,12 @@ final class ProfileSection {
         out.append("#### ").append(title(p, run.jdk())).append("\n\n");
         out.append("Profiled: ").append(Report.time(p.nanosPerRun())).append(" per run, ")
                 .append(Report.ns(p.nanosPerRun() / p.opsPerRun())).append(" ns/op");
-        Group measured = null;
         for (Group g : groups.values()) {
-            if (g.workload.equals(k.workload()) && g.shape.equals(k.shapeParams())) {
-                measured = g;
+            Result r = g.byContender.get(k.contender());
+            if (r != null && r.workload().equals(k.workload()) && r.method().equals(k.method()) && r.params().equals(k.params())
+                    && !Double.isNaN(r.nanos())) {
+                out.append(" (measured above: ").append(Report.ns(r.nanos() / g.size())).append(" ns/op)");
             }
-        }
-        Double t = measured == null ? null : measured.time(k.contender());
-        if (t != null) {
-            out.append(" (measured above: ").append(Report.ns(t / measured.size())).append(" ns/op)");
         }
         out.append("; allocation ").append(bytesPerOp(p)).append(" B/op");
         ProfileRun.Profile cf = k.contender().equals("cf") ? null : run.find(k.workload(), k.shapeParams(), "cf");
@@ -132,6 +214,11 @@ final class ProfileSection {
                     .append(" | ").append(shares(r.engineFrames(), r.samples())).append(" |\n");
         }
         out.append('\n');
+        String inProfiler = profilerShares(p);
+        if (inProfiler != null) {
+            out.append("Profiler code (`").append(ProfileSummary.PROFILER_PACKAGE, 0, ProfileSummary.PROFILER_PACKAGE.length() - 1)
+                    .append("`) on the stack in ").append(inProfiler).append(": what recording the engine's events costs.\n\n");
+        }
         if (!p.allocations().isEmpty()) {
             out.append("Allocated (JFR's allocation samples, share of their weight): ")
                     .append(shares(p.allocations(), p.allocationBytes())).append(".\n\n");

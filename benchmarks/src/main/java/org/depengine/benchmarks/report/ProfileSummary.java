@@ -44,6 +44,8 @@ public final class ProfileSummary {
     static final String WORKERS = "engine workers";
     static final String POOL = "baseline pool";
     static final String OTHER = "other";
+    /** The package of depengine's profiler: its frames on an engine thread's stack are what profiling costs. */
+    static final String PROFILER_PACKAGE = "org.depengine.profiler.";
 
     private ProfileSummary() {
     }
@@ -186,6 +188,11 @@ public final class ProfileSummary {
         return innermost(stack, type -> type.startsWith("org.depengine.") && !type.startsWith("org.depengine.benchmarks.jmh_generated"));
     }
 
+    /** Whether a JVM type name is one of depengine's profiler's classes. */
+    static boolean isProfilerType(String type) {
+        return type.startsWith(PROFILER_PACKAGE);
+    }
+
     private static RecordedFrame innermost(RecordedStackTrace stack, java.util.function.Predicate<String> type) {
         if (stack == null) {
             return null;
@@ -214,6 +221,7 @@ public final class ProfileSummary {
             final Set<String> threads = new HashSet<>();
             final Map<String, double[]> cpuByThread = new HashMap<>(); // thread -> {sum of loads, count}
             long samples;
+            long profilerSamples; // samples with a profiler frame anywhere on the stack
             final Map<String, Long> self = new HashMap<>();
             final Map<String, Long> engine = new HashMap<>();
         }
@@ -236,6 +244,9 @@ public final class ProfileSummary {
                         }
                         RecordedFrame engine = innermostEngine(stack);
                         d.engine.merge(engine == null ? NO_ENGINE_FRAME : frame(engine), 1L, Long::sum);
+                        if (innermost(stack, ProfileSummary::isProfilerType) != null) {
+                            d.profilerSamples++;
+                        }
                         break;
                     }
                     case "jdk.ThreadCPULoad": {
@@ -272,7 +283,7 @@ public final class ProfileSummary {
                     threadCores.put(t.getKey(), mean * cores);
                 }
                 roles.add(new ProfileRun.Role(en.getKey(), d.threads.size(), load * cores, top(threadCores), d.samples,
-                        top(d.self), top(d.engine)));
+                        top(d.self), top(d.engine), d.profilerSamples));
             }
             roles.sort(Comparator.comparingLong(ProfileRun.Role::samples).reversed());
             r.roles = roles;

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /** Renders stored benchmark runs as Markdown ({@code RESULTS.md}). */
 final class Report {
@@ -284,7 +285,7 @@ final class Report {
             boolean metgMeasured = groups.values().stream().anyMatch(g -> g.workload.equals("Metg") && g.byContender.containsKey(e));
             rows.row("METG (op length at 50 % efficiency) reported", e, !metgMeasured ? null
                     : metg == null ? "above every length measured" : ns(metg) + " ns", !metgMeasured ? null : metg != null,
-                    "reported", null, e);
+                    "reported", () -> profile == null ? ProfileSection.NO_PROFILE : ProfileSection.METG_NOT_PROFILED);
             for (String shape : List.of("mxnet", "wide")) {
                 Group g = find(groups, "RandomDag", Map.of("shape", shape));
                 Double ratio = g == null ? null : g.throughputRatio(e, e + "+profiler"); // T_on / T_off
@@ -352,9 +353,11 @@ final class Report {
                 }
             }
         }
+        Group g = worstGroup;
+        String c = worstContender;
         rows.row("forks agree within 1.5× on every workload", e, where == null ? null
                 : String.format(Locale.ROOT, "worst: %s, slowest fork ÷ fastest %s", where, times(worst)),
-                where == null ? null : worst <= 1.5, worstGroup, worstContender);
+                where == null ? null : worst <= 1.5, "met", () -> ProfileSection.forkCell(rows.profile(), g, c));
     }
 
     /**
@@ -431,9 +434,14 @@ final class Report {
 
         /** A row whose met status reads {@code metWord} (e.g. "reported"). */
         void row(String target, String engine, String figures, Boolean met, String metWord, Group g, String contender) {
+            row(target, engine, figures, met, metWord, () -> ProfileSection.cell(profile, g, contender));
+        }
+
+        /** A row whose why column, if missed, is {@code why}'s (for a row not judged on one profiled result). */
+        void row(String target, String engine, String figures, Boolean met, String metWord, Supplier<String> why) {
             out.append("| ").append(target).append(" | ").append(engine).append(" | ").append(figures == null ? "–" : figures)
                     .append(" | ").append(met == null ? "no data" : met ? metWord : "**missed**").append(" | ")
-                    .append(Boolean.FALSE.equals(met) ? ProfileSection.cell(profile, g, contender) : "").append(" |\n");
+                    .append(Boolean.FALSE.equals(met) ? why.get() : "").append(" |\n");
         }
     }
 

@@ -1,6 +1,7 @@
 package org.depengine.benchmarks.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,14 @@ class ProfileSummaryTest {
         assertEquals("Foo$$Lambda", ProfileSummary.simpleName("org.x.Foo$$Lambda$12/0x0000000800c0b000"));
         assertEquals("Var[]", ProfileSummary.simpleName("[Lorg.depengine.api.Var;"));
         assertEquals("long[][]", ProfileSummary.simpleName("[[J"));
+    }
+
+    @Test
+    void profilerFramesAreThoseOfTheProfilersPackage() {
+        assertTrue(ProfileSummary.isProfilerType("org.depengine.profiler.Recorder"));
+        assertTrue(ProfileSummary.isProfilerType("org.depengine.profiler.Ring$Slot"));
+        assertFalse(ProfileSummary.isProfilerType("org.depengine.core.OpBlock"));
+        assertFalse(ProfileSummary.isProfilerType("org.depengine.profilers.Other"));
     }
 
     @Test
@@ -75,6 +84,7 @@ class ProfileSummaryTest {
         assertEquals(0, p.gcMillis()); // no collection reported: gc.time is left out by JMH, read as 0
         ProfileRun.Role pusher = p.roles().stream().filter(r -> r.role().equals(ProfileSummary.PUSHER)).findFirst().orElseThrow();
         assertTrue(pusher.samples() > 0, p.toString());
+        assertEquals(0L, pusher.profilerSamples()); // counted (no profiler code ran), not left out
         assertEquals("abc", run.commit());
     }
 }

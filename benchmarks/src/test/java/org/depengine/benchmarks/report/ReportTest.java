@@ -1,6 +1,8 @@
 package org.depengine.benchmarks.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,6 +154,130 @@ class ReportTest {
         assertTrue(md.contains("| pusher (1) | 0.90 | 80 (80 %) | `LockSupport.unpark` 50 % |"), md);
         assertTrue(md.contains("| engine workers (2: w1 0.50) | 0.60 | 20 (20 %) | – | – |"), md);
         assertTrue(md.contains("`Node ← VarQueue.add` 75 %"), md);
+    }
+
+    /** One profiled benchmark of a profile summary, as ProfileSummary writes it. */
+    private static String profiled(String benchmark, String params, int ops, double nanosPerRun, double bytesPerRun,
+                                   String roles) {
+        return String.format(Locale.ROOT, "{\"benchmark\": \"org.depengine.benchmarks.%s\", \"params\": {%s}, "
+                + "\"opsPerRun\": %d, \"nanosPerRun\": %f, \"allocBytesPerRun\": %f, \"gcCount\": 0, \"gcMillis\": 0, "
+                + "\"samples\": 150, \"roles\": [%s], \"allocationBytes\": 0, \"allocations\": []}",
+                benchmark, params, ops, nanosPerRun, bytesPerRun, roles);
+    }
+
+    /** A role of a profiled benchmark; {@code profilerSamples} null: left out, as in summaries written before it. */
+    private static String role(String name, double cores, int samples, String hottest, int weight, Integer profilerSamples) {
+        return String.format(Locale.ROOT, "{\"role\": \"%s\", \"threads\": 1, \"cpuCores\": %f, \"busiestThreads\": [], "
+                + "\"samples\": %d, \"selfFrames\": [], \"engineFrames\": [{\"name\": \"%s\", \"weight\": %d}]%s}",
+                name, cores, samples, hottest, weight, profilerSamples == null ? "" : ", \"profilerSamples\": " + profilerSamples);
+    }
+
+    /** The why column of the target row {@code target} for {@code engine}. */
+    private static String why(String md, String target, String engine) {
+        String start = "| " + target + " | " + engine + " | ";
+        for (String line : md.split("\n")) {
+            if (line.startsWith(start)) {
+                String[] cells = line.split(" \\| ");
+                return cells[cells.length - 1].replaceAll(" \\|$", "");
+            }
+        }
+        throw new AssertionError("no row " + start + " in\n" + md);
+    }
+
+    @Test
+    void everyMissedRowQuotesTheProfileOfTheResultItWasJudgedOn(@TempDir Path dir) throws Exception {
+        List<String> r = new ArrayList<>();
+        // RandomDag wide (10,000 ops): pooled 200 ns/op off, 400 on (2.00×: missed); its forks disagree (2×).
+        r.add(result("RandomDag.baseline", "\"shape\": \"wide\", \"baseline\": \"serial\"", 1000));
+        r.add(result("RandomDag.baseline", "\"shape\": \"wide\", \"baseline\": \"cf\"", 5000));
+        r.add(result("RandomDag.engine", "\"shape\": \"wide\", \"engine\": \"pooled\", \"profiling\": \"off\"", 2000));
+        r.add(withForks("RandomDag.engine", "\"shape\": \"wide\", \"engine\": \"pooled\", \"profiling\": \"on\"", 4000,
+                new double[][] {{4000, 4000}, {8000, 8000}}));
+        // CpuParallel: pooled's speed-up 1.89× at both grains: missed at 100 µs, met at 10 µs.
+        for (int g : new int[] {10, 100}) {
+            r.add(result("CpuParallel.baseline", "\"grainMicros\": \"" + g + "\", \"baseline\": \"serial\"", 10_000));
+            r.add(result("CpuParallel.engine", "\"grainMicros\": \"" + g + "\", \"engine\": \"pooled\"", 5_300));
+        }
+        // ComputeCopyOverlap: pooled at 0.80 of ideal on cpu, 0.20 on opencl.
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"copyLane\"", 3200));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"computeLane\"", 3300));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"cpu\", \"baseline\": \"serial\"", 6500));
+        r.add(result("ComputeCopyOverlap.engine", "\"device\": \"cpu\", \"engine\": \"pooled\"", 4100));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"opencl\", \"baseline\": \"copyLane\"", 3000));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"opencl\", \"baseline\": \"computeLane\"", 3000));
+        r.add(result("ComputeCopyOverlap.baseline", "\"device\": \"opencl\", \"baseline\": \"serial\"", 5600));
+        r.add(result("ComputeCopyOverlap.engine", "\"device\": \"opencl\", \"engine\": \"pooled\"", 15_000));
+        // Metg: perdevice at 0.25 efficiency (METG missed), its forks 3× apart; Metg is never profiled.
+        r.add(result("Metg.baseline", "\"grainNanos\": \"500\", \"baseline\": \"serial\"", 4000));
+        r.add(withForks("Metg.engine", "\"grainNanos\": \"500\", \"engine\": \"perdevice\"", 8000,
+                new double[][] {{8000, 8000}, {24000, 24000}}));
+        write(dir, "targets-jdk17", r);
+
+        // Profiles listed so that a match on fewer than all parameters finds the wrong one first:
+        // profiling=off before on, G=10 before G=100.
+        String workers = role("engine workers", 1.2, 100, "Recorder.onOpEvent", 30, 30);
+        String pusher = role("pusher", 0.5, 50, "AbstractEngine.submit", 20, 5);
+        List<String> p = new ArrayList<>();
+        p.add(profiled("RandomDag.engine", "\"shape\": \"wide\", \"engine\": \"pooled\", \"profiling\": \"off\"", 10_000,
+                2e6, 2e6, role("engine workers", 1.0, 100, "OpExecution.run", 10, 0)));
+        p.add(profiled("RandomDag.engine", "\"shape\": \"wide\", \"engine\": \"pooled\", \"profiling\": \"on\"", 10_000,
+                4.4e6, 3e6, workers + ", " + pusher));
+        p.add(profiled("RandomDag.baseline", "\"shape\": \"wide\", \"baseline\": \"cf\"", 10_000, 5e6, 1e6, ""));
+        p.add(profiled("CpuParallel.engine", "\"grainMicros\": \"10\", \"engine\": \"pooled\"", 1000, 5.3e6, 1000,
+                role("engine workers", 1.9, 100, "OpExecution.run", 5, null)));
+        p.add(profiled("CpuParallel.engine", "\"grainMicros\": \"100\", \"engine\": \"pooled\"", 100, 5.3e6, 10_000,
+                role("engine workers", 1.9, 100, "OpExecution.run", 5, null)));
+        p.add(profiled("ComputeCopyOverlap.engine", "\"device\": \"cpu\", \"engine\": \"pooled\"", 192, 4.1e6, 192 * 50,
+                role("engine workers", 1.5, 100, "OpExecution.run", 5, null)));
+        p.add(profiled("ComputeCopyOverlap.engine", "\"device\": \"opencl\", \"engine\": \"pooled\"", 192, 15e6, 192 * 80,
+                role("engine workers", 0.9, 100, "OpenClStream.write", 50, null)));
+        Files.createDirectories(dir.resolve("profiles"));
+        Files.writeString(dir.resolve("profiles/jdk17.json"), "{\"jdk\": 17, \"javaVersion\": \"17.0.15 (VM)\", "
+                + "\"date\": \"2026-01-01T00:00:00Z\", \"commit\": \"abc\", \"cores\": 2, \"settings\": \"forks 1\", "
+                + "\"profiles\": [" + String.join(", ", p) + "]}", StandardCharsets.UTF_8);
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        String table = md.substring(md.indexOf("### Targets"), md.indexOf("### Profiles"));
+        assertTrue(!table.contains(ProfileSection.NO_PROFILE), table);
+        String onQuote = "[300 B/op (profiler off 200, cf 100); CPU engine workers 1.20, pusher 0.50 cores; hottest engine "
+                + "methods: engine workers `Recorder.onOpEvent` 30 %, pusher `AbstractEngine.submit` 40 %; profiler code on the "
+                + "stack in engine workers 30 % of samples, pusher 10 %](#profile-randomdag-shapewide--pooledprofiler--jdk-17)";
+        assertEquals(onQuote, why(md, "RandomDag wide: profiler on ≤ 1.5× per op", "pooled"));
+        assertEquals("[100 B/op; CPU engine workers 1.90 cores; hottest engine methods: engine workers `OpExecution.run` 5 %]"
+                + "(#profile-cpuparallel-grainmicros100--pooled--jdk-17)", why(md, "CpuParallel G=100 µs: speed-up ≥ 1.9× (as before)", "pooled"));
+        assertTrue(why(md, "ComputeCopyOverlap (cpu): ≥ 0.9 of ideal (as before)", "pooled")
+                .matches("\\[50\\.0 B/op; .*\\(#profile-computecopyoverlap-devicecpu--pooled--jdk-17\\)"), md);
+        assertTrue(why(md, "ComputeCopyOverlap (opencl): ≥ 0.9 of ideal (as before)", "pooled")
+                .matches("\\[80\\.0 B/op; .*`OpenClStream.write` 50 %\\]\\(#profile-computecopyoverlap-deviceopencl--pooled--jdk-17\\)"), md);
+        // The fork rows: the worst result's profile (one fork), or why it has none.
+        assertEquals("its profile (one fork) ran at 440 ns/op, the forks' median 400: " + onQuote,
+                why(md, "forks agree within 1.5× on every workload", "pooled"));
+        assertTrue(why(md, "forks agree within 1.5× on every workload", "perdevice")
+                .startsWith("not profiled: this JDK's profile step ran no Metg benchmark"), md);
+        assertEquals(ProfileSection.METG_NOT_PROFILED, why(md, "METG (op length at 50 % efficiency) reported", "perdevice"));
+        // The profile itself names the profiler's share; the measured ns/op is that of the same result.
+        assertTrue(md.contains("Profiled: 4.40 ms per run, 440 ns/op (measured above: 400 ns/op)"), md);
+        assertTrue(md.contains("Profiler code (`org.depengine.profiler`) on the stack in engine workers 30 % of samples, "
+                + "pusher 10 %"), md);
+    }
+
+    @Test
+    void aProfileIsFoundOnlyForTheSameBenchmarkAndParameters() {
+        ProfileRun.Profile on = new ProfileRun.Profile("org.depengine.benchmarks.RandomDag.engine",
+                Map.of("shape", "wide", "engine", "pooled", "profiling", "on"), 10_000, 1, 1, 0, 0, 0, List.of(), 0, List.of());
+        ProfileRun run = new ProfileRun(17, "17", "", "", 2, "", List.of(on));
+        assertSame(on, run.find(new Result("RandomDag", "engine", Map.of("profiling", "on", "engine", "pooled", "shape", "wide"),
+                1, Double.NaN)));
+        assertNull(run.find(new Result("RandomDag", "engine", Map.of("profiling", "off", "engine", "pooled", "shape", "wide"),
+                1, Double.NaN)));
+        assertNull(run.find(new Result("RandomDag", "engine", Map.of("profiling", "on", "engine", "pooled", "shape", "mxnet"),
+                1, Double.NaN)));
+        assertNull(run.find(new Result("RandomDag", "baseline", Map.of("profiling", "on", "engine", "pooled", "shape", "wide"),
+                1, Double.NaN)));
+        assertTrue(run.covers("RandomDag"));
+        assertTrue(!run.covers("Metg"));
     }
 
     @Test
