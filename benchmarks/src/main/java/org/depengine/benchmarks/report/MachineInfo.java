@@ -15,8 +15,9 @@ import org.depengine.benchmarks.workload.Spin;
 /**
  * Records the machine and the JDK a benchmark run used, next to its JMH results, so that the report
  * can be regenerated later (or elsewhere) and still say where the numbers come from; also whether
- * OpenCL is usable and the busy-spin rate ({@link Spin#calibrate()}) that run.sh hands to every
- * benchmark JVM. A program:
+ * OpenCL is usable, the busy-spin rate ({@link Spin#calibrate()}) that run.sh hands to every
+ * benchmark JVM, and the core-to-core round trip ({@link CoreRoundTrip}), which the hand-off workloads
+ * depend on as much as on the cores' speed. A program:
  * {@code java -cp benchmarks.jar org.depengine.benchmarks.report.MachineInfo OUT.properties MODE},
  * run with the same {@code java} as the benchmarks.
  */
@@ -34,6 +35,8 @@ public final class MachineInfo {
     static final String DATE = "date";
     static final String OPENCL = "opencl.available";
     static final String SPIN = "spin.iterationsPerMicro";
+    /** Two threads' round trip through one cache line, in ns ({@link CoreRoundTrip}); with 1 core, none. */
+    static final String ROUND_TRIP = "coreRoundTrip.nanos";
     /** The git commit the benchmarks were built from, appended by run.sh (git is not this program's business). */
     static final String COMMIT = "git.commit";
 
@@ -70,6 +73,12 @@ public final class MachineInfo {
         p.setProperty(DATE, Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
         p.setProperty(OPENCL, String.valueOf(openClAvailable()));
         p.setProperty(SPIN, String.format(java.util.Locale.ROOT, "%.2f", Spin.calibrate()));
+        if (Runtime.getRuntime().availableProcessors() > 1) { // with one core the echo thread would spin for its slice
+            double rt = CoreRoundTrip.measureNanos();
+            if (rt > 0) {
+                p.setProperty(ROUND_TRIP, String.format(java.util.Locale.ROOT, "%.0f", rt));
+            }
+        }
         return p;
     }
 

@@ -82,9 +82,11 @@ final class Report {
                 m.getProperty(MachineInfo.OS, "OS unknown")));
         out.append(String.format(Locale.ROOT, "- JDK: %s (%s, %s)%n", m.getProperty(MachineInfo.JAVA_VERSION, "JDK " + run.jdk),
                 m.getProperty(MachineInfo.JAVA_VENDOR, "?"), m.getProperty(MachineInfo.JAVA_VM, "?")));
-        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; commit %s; %d results; busy-spin %s iterations/µs%n%n",
+        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; commit %s; %d results; busy-spin %s iterations/µs%s%n%n",
                 run.mode, run.settings, m.getProperty(MachineInfo.DATE, "?"), m.getProperty(MachineInfo.COMMIT, "unknown"),
-                run.results.size(), m.getProperty(MachineInfo.SPIN, "?")));
+                run.results.size(), m.getProperty(MachineInfo.SPIN, "?"),
+                m.getProperty(MachineInfo.ROUND_TRIP) == null ? ""
+                        : "; core-to-core round trip " + m.getProperty(MachineInfo.ROUND_TRIP) + " ns"));
 
         Map<String, Group> groups = group(run.results);
         boolean profiled = run.mode.equals("targets");

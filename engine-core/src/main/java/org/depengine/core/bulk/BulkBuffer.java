@@ -22,8 +22,9 @@ final class BulkBuffer implements Bulk {
     private final int size;
     private final ReentrantLock lock = new ReentrantLock();
     private OpDef[] members;   // guarded by lock
-    private volatile int count; // guarded by lock; read without it as a hint
-    private Context ctx;       // guarded by lock: of the held members
+    private int count;         // guarded by lock; the owner also reads it without (it alone adds members)
+    private Context ctx;       // guarded by lock: of the held members; only the owner writes it
+    private Context checked;   // owner only: the last context the host accepted for a member
     private FnProperty prop;   // guarded by lock
     private int priority;      // guarded by lock
     private boolean closed;    // owner thread only
@@ -44,9 +45,27 @@ final class BulkBuffer implements Bulk {
         return owner;
     }
 
-    /** Whether members are held (read without the lock: a hint, rechecked under it). */
+    /**
+     * Whether members are held. Owner thread only, without the lock, after reading the registry's
+     * holding count: only the owner adds members, and a flush by another thread zeroes the count before
+     * it drops the holding count, so a read that saw that drop also sees the zero; a read that did not
+     * may see members that are gone, while the holding count still counts them (see Bulks.offer).
+     */
     boolean isEmpty() {
         return count == 0;
+    }
+
+    /**
+     * Whether {@code c} is the context the host last accepted for one of this bulk's members (owner
+     * thread only): a bulk's members usually share one context object, which then is checked once.
+     */
+    boolean accepted(Context c) {
+        return c == checked;
+    }
+
+    /** The host accepted {@code c} for a member (owner thread only). */
+    void accept(Context c) {
+        checked = c;
     }
 
     /**
@@ -61,7 +80,7 @@ final class BulkBuffer implements Bulk {
             lock.unlock();
             return false;
         }
-        if (count > 0 && (def.prop() != prop || prio != priority || !c.equals(ctx))) {
+        if (count > 0 && (def.prop() != prop || prio != priority || (c != ctx && !c.equals(ctx)))) {
             flushAndUnlock();
             lock.lock();
         }
@@ -99,8 +118,14 @@ final class BulkBuffer implements Bulk {
      * runs under the lock. The members are gone from the buffer even if the push throws.
      */
     private void flushAndUnlock() {
-        OpDef[] taken = Arrays.copyOf(members, count);
-        Arrays.fill(members, 0, count, null);
+        OpDef[] taken;
+        if (count == members.length) {
+            taken = members; // a full buffer is handed over whole: cheaper than a copy and a clear
+            members = new OpDef[members.length];
+        } else {
+            taken = Arrays.copyOf(members, count);
+            Arrays.fill(members, 0, count, null);
+        }
         count = 0;
         boolean[] released = {false};
         Runnable registered = () -> {

@@ -99,7 +99,12 @@ public final class Bulks {
             flushAll();
             return false;
         }
-        host.checkContext(ctx);
+        if (!b.accepted(ctx)) {
+            host.checkContext(ctx); // throws for a context the engine cannot run
+            b.accept(ctx);
+        }
+        // holding first, then our own count (BulkBuffer.isEmpty): a stale count can only cause a needless
+        // flushOthers, never skip another thread's held members
         if (holding.get() > (b.isEmpty() ? 0 : 1)) {
             flushOthers(b);
         }
