@@ -24,6 +24,7 @@ import org.depengine.core.bulk.Bulks;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
+import org.depengine.core.tracker.Registration;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
@@ -65,6 +66,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final AtomicLongArray opIds = new AtomicLongArray(2 * OP_ID + 1);
     private final AtomicLong varIds = new AtomicLong();
     private final PendingOps pending = new PendingOps();
+    private final Registration registration = new Registration();
     private final EngineDevices devices = new EngineDevices();
     private final Object lifecycle = new Object();
     private volatile ListenerFanout listener; // null when nobody listens: the one volatile read per push
@@ -324,6 +326,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
     /** Whether {@link #notifyShutdown()} was called: from then on only DELETE_VAR ops run. */
     final boolean shutdownNotified() {
         return shutdownNotified;
+    }
+
+    @Override
+    public final Registration registration() {
+        return registration;
     }
 
     @Override

@@ -148,7 +148,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      * @return null, or the exception naming the deleted variable
      */
     public RuntimeException register() {
-        Var refused = Registration.lockAndAppend(this, def);
+        Var refused = host.registration().register(this, def);
         if (refused == null) {
             registered = def.varCount();
             return null;

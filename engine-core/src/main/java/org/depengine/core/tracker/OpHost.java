@@ -17,4 +17,10 @@ public interface OpHost {
      * @param error the op's own failure, or null
      */
     void completed(OpBlock op, Throwable error);
+
+    /**
+     * How the engine's pushes register their ops: one instance for all the engine's ops, the same on
+     * every call.
+     */
+    Registration registration();
 }

@@ -1,24 +1,58 @@
 package org.depengine.core.tracker;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
- * How a push registers its op on the op's variables: two-phase locking. All the op's variables are
- * locked, checked for deletion, appended to (reads, then writes), and only then unlocked. Locking tries
- * each lock in list order without waiting; only if one is held does it take them all in their global
- * order ({@link Var#lockOrder()}, ascending), waiting as needed.
+ * How pushes register their ops on the ops' variables: one instance per engine ({@link OpHost#registration()}).
+ * Thread-safe; every method may be called from any pushing thread.
  *
- * <p>Why: the appends of one op to all its variables must be one step with respect to other pushes,
- * or two concurrent pushes (X reads a writes b, Y reads b writes a) could each be granted their read
- * and queue their write behind the other's read, a cycle; and a push could slip between another's
- * appends, which respects each variable's order but not the order of the pushing threads. With every
- * lock held at once, two pushes that share variables are ordered the same way on all of them: the
- * pushes of all threads are serialisable in the order of their lock points, which keeps each thread's
- * order (strictly serialisable: a push that returned before another began comes first). Waiting only
- * in one global order means two pushes never wait for each other in a cycle; pushes over
- * disjoint variables do not wait for each other at all. Completions hold one variable's lock at a
- * time, so they never take part in a cycle of waits (though they do wait while a push holds it).
+ * <p>What must hold: the appends of one op to all its variables are one step with respect to other
+ * pushes. Otherwise two concurrent pushes (X reads a writes b, Y reads b writes a) could each be
+ * granted their read and queue their write behind the other's read, a cycle; and a push could slip
+ * between another's appends, which respects each variable's order but not the order of the pushing
+ * threads. The pushes of all threads must be strictly serialisable: a push that returned before
+ * another began comes first, which keeps each thread's order.
+ *
+ * <p>How, in three cases:
+ * <ul>
+ *   <li><b>One variable.</b> A user op over one variable appends under that variable's lock: one
+ *   step by itself.</li>
+ *   <li><b>Alone</b> (the usual case: one pushing thread). An op over several variables whose push
+ *   finds no other multi-variable push registering takes the engine's registration word from idle to
+ *   {@code ALONE}; until it gives it back no other multi-variable push or deletion registers. It checks
+ *   its variables for deletion, then appends to each under that variable's lock alone, so a worker
+ *   completing an earlier op waits for one append at most, not for the whole registration.</li>
+ *   <li><b>Together</b> (several threads push multi-variable ops at once). Each adds itself to the
+ *   word's count of such pushes (waiting while one registers alone) and uses two-phase locking: it
+ *   locks all its variables, checks them for deletion, appends, then unlocks. Locking tries each lock
+ *   in list order without waiting; only if one is held does it take them all in their global order
+ *   ({@link Var#lockOrder()}, ascending), waiting as needed, so two pushes never wait for each other
+ *   in a cycle, and pushes over disjoint variables do not wait for each other at all.</li>
+ * </ul>
+ *
+ * <p>Why that is enough: pushes registering together are ordered the same way on all their shared
+ * variables (each held all its locks at once), in the order of their lock points. A push registering
+ * alone overlaps no other multi-variable push, so the only pushes between its appends are one-variable
+ * ops; such an op conflicts with it on one variable only, and the ops on one variable are totally
+ * ordered there, so no cycle can pass through it. A push that returned before another began appended
+ * first on every variable they share, in every case. Deletion: only a registration sets a variable's
+ * deleted flag, and deletions never register as one-variable ops, so the flags an alone push checked
+ * stay as they were until it has appended: a deleted variable refuses the whole op and nothing is
+ * registered. Completions hold one variable's lock at a time, so they never take part in a cycle of
+ * waits (though they do wait while a push holds it).
  */
-final class Registration {
-    private Registration() {
+public final class Registration {
+    private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(int[].class);
+    /** The word's value while one multi-variable push registers alone; else the count registering together. */
+    private static final int ALONE = -1;
+    /** The word's index: 64 bytes from either end of its array, so no other data shares its cache line. */
+    private static final int AT = 16;
+
+    private final int[] word = new int[2 * AT];
+
+    /** An engine's registration; the engine makes one and hands it to its ops through {@link OpHost}. */
+    public Registration() {
     }
 
     /**
@@ -27,7 +61,80 @@ final class Registration {
      *
      * @return null, or the deleted variable that refused the op (nothing was registered)
      */
-    static Var lockAndAppend(OpBlock op, OpDef def) {
+    Var register(OpBlock op, OpDef def) {
+        if (def.varCount() <= 1 && def.kind() != OpDef.Kind.DELETE_VAR) {
+            return lockAndAppend(op, def);
+        }
+        if (WORD.compareAndSet(word, AT, 0, ALONE)) {
+            try {
+                return appendAlone(op, def);
+            } finally {
+                WORD.setRelease(word, AT, 0);
+            }
+        }
+        joinTogether();
+        try {
+            return lockAndAppend(op, def);
+        } finally {
+            WORD.getAndAdd(word, AT, -1);
+        }
+    }
+
+    /** Counts the calling push among those registering together, once no push registers alone. */
+    private void joinTogether() {
+        int spins = 0;
+        for (;;) {
+            int w = (int) WORD.getVolatile(word, AT);
+            if (w >= 0) {
+                if (WORD.compareAndSet(word, AT, w, w + 1)) {
+                    return;
+                }
+            } else if (++spins < Var.SPINS_BEFORE_YIELD) {
+                Thread.onSpinWait(); // an alone registration is a few appends
+            } else {
+                Thread.yield(); // its pusher may have lost its core
+            }
+        }
+    }
+
+    /** Alone: checks every variable for deletion, then appends to each under its own lock. */
+    private static Var appendAlone(OpBlock op, OpDef def) {
+        Var[] reads = def.reads();
+        Var[] writes = def.writes();
+        for (Var v : reads) {
+            if (v.isDeleted()) {
+                return v;
+            }
+        }
+        for (Var v : writes) {
+            if (v.isDeleted()) {
+                return v;
+            }
+        }
+        boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
+        int granted = 0;
+        for (Var v : reads) {
+            v.lock();
+            try {
+                granted += v.readLocked(op);
+            } finally {
+                v.unlock();
+            }
+        }
+        for (Var v : writes) {
+            v.lock();
+            try {
+                granted += v.writeLocked(op, deletes);
+            } finally {
+                v.unlock();
+            }
+        }
+        op.granted(granted);
+        return null;
+    }
+
+    /** Two-phase locking: locks every variable, checks for deletion, appends, unlocks. */
+    private static Var lockAndAppend(OpBlock op, OpDef def) {
         Var[] reads = def.reads();
         Var[] writes = def.writes();
         boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;

@@ -82,7 +82,7 @@ public final class Var implements org.depengine.api.VarHandle {
     private static final VarHandle LOCK;
     private static final VarHandle VERSION;
     private static final VarHandle FAILURE;
-    private static final int SPINS_BEFORE_YIELD = 64;
+    static final int SPINS_BEFORE_YIELD = 64;
     /** Hands out {@link #lockOrder()}: unique in the JVM, so any two variables of one op are ordered. */
     private static final AtomicLong LOCK_ORDER = new AtomicLong();
     /** What {@link #readLocked} and {@link #writeLocked} return: the op was queued, or it may go now. */

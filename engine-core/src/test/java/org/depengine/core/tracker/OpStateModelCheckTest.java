@@ -80,6 +80,13 @@ public class OpStateModelCheckTest {
 
         Fixture() {
             OpHost host = new OpHost() {
+                private final Registration registration = new Registration();
+
+                @Override
+                public Registration registration() {
+                    return registration;
+                }
+
                 @Override
                 public void ready(OpBlock o) {
                     throw new AssertionError("an op with no variables is never released");
@@ -315,6 +322,13 @@ public class OpStateModelCheckTest {
         SyncFn fn = ctx -> { };
         AtomicInteger completed = new AtomicInteger();
         OpHost host = new OpHost() {
+            private final Registration registration = new Registration();
+
+            @Override
+            public Registration registration() {
+                return registration;
+            }
+
             @Override
             public void ready(OpBlock o) {
             }

@@ -75,6 +75,18 @@ public class TrackerModelCheckTest {
     }
 
     private final OpHost host = new OpHost() {
+
+        private final Registration registration = new Registration();
+
+
+        @Override
+
+        public Registration registration() {
+
+            return registration;
+
+        }
+
         @Override
         public void ready(OpBlock op) {
             dispatch(op);

@@ -63,6 +63,18 @@ public class VarLinearizabilityTest {
     };
 
     private final OpHost host = new OpHost() {
+
+        private final Registration registration = new Registration();
+
+
+        @Override
+
+        public Registration registration() {
+
+            return registration;
+
+        }
+
         @Override
         public void ready(OpBlock op) {
             // granted and reported through the listener already
