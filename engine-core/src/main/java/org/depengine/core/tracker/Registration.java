@@ -16,8 +16,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>How, in three cases:
  * <ul>
- *   <li><b>One variable.</b> A user op over one variable appends under that variable's lock: one
- *   step by itself.</li>
+ *   <li><b>One variable.</b> A user op over one variable waits while a push registers alone (below),
+ *   then appends under that variable's lock: one step by itself.</li>
  *   <li><b>Alone</b> (the usual case: one pushing thread). An op over several variables whose push
  *   finds no other multi-variable push registering takes the engine's registration word from idle to
  *   {@code ALONE}; until it gives it back no other multi-variable push or deletion registers. It checks
@@ -32,11 +32,17 @@ import java.lang.invoke.VarHandle;
  * </ul>
  *
  * <p>Why that is enough: pushes registering together are ordered the same way on all their shared
- * variables (each held all its locks at once), in the order of their lock points. A push registering
- * alone overlaps no other multi-variable push, so the only pushes between its appends are one-variable
- * ops; such an op conflicts with it on one variable only, and the ops on one variable are totally
- * ordered there, so no cycle can pass through it. A push that returned before another began appended
- * first on every variable they share, in every case. Deletion: only a registration sets a variable's
+ * variables (each held all its locks at once), in the order of their lock points, and a push that
+ * returned before another began locked first. A push S registering alone overlaps no other
+ * multi-variable push; only one-variable ops can append between its appends, and only those that read
+ * the word before S took it (a later reader waits for S). Follow any chain of orderings out of S: an
+ * op appended after S on S's variable x; ops appended after that one on x; and any push that began
+ * after one of those returned, which read the word after S took it and so appended after S ended, as
+ * did everything ordered after such a push. Every op on the chain comes after S on every variable it
+ * shares with S, so none comes before S: no cycle passes through S. (Without the wait, a thread could
+ * append A on x after S did, then B on y before S did: S before A, A before B in that thread's
+ * order, B before S, a cycle; the long form of the concurrent-pusher conformance test found exactly
+ * that.) Deletion: only a registration sets a variable's
  * deleted flag, and deletions never register as one-variable ops, so the flags an alone push checked
  * stay as they were until it has appended: a deleted variable refuses the whole op and nothing is
  * registered. Completions hold one variable's lock at a time, so they never take part in a cycle of
@@ -63,6 +69,7 @@ public final class Registration {
      */
     Var register(OpBlock op, OpDef def) {
         if (def.varCount() <= 1 && def.kind() != OpDef.Kind.DELETE_VAR) {
+            awaitNoneAlone();
             return lockAndAppend(op, def);
         }
         if (WORD.compareAndSet(word, AT, 0, ALONE)) {
@@ -89,27 +96,37 @@ public final class Registration {
                 if (WORD.compareAndSet(word, AT, w, w + 1)) {
                     return;
                 }
-            } else if (++spins < Var.SPINS_BEFORE_YIELD) {
-                Thread.onSpinWait(); // an alone registration is a few appends
             } else {
-                Thread.yield(); // its pusher may have lost its core
+                spins = pause(spins);
             }
         }
+    }
+
+    /** Returns once no push registers alone (a one-variable op: see the class overview for why). */
+    private void awaitNoneAlone() {
+        int spins = 0;
+        while ((int) WORD.getVolatile(word, AT) == ALONE) {
+            spins = pause(spins);
+        }
+    }
+
+    /** One wait for an alone registration to end: a few appends, unless its pusher lost its core. */
+    private static int pause(int spins) {
+        if (spins < Var.SPINS_BEFORE_YIELD) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+        return spins + 1;
     }
 
     /** Alone: checks every variable for deletion, then appends to each under its own lock. */
     private static Var appendAlone(OpBlock op, OpDef def) {
         Var[] reads = def.reads();
         Var[] writes = def.writes();
-        for (Var v : reads) {
-            if (v.isDeleted()) {
-                return v;
-            }
-        }
-        for (Var v : writes) {
-            if (v.isDeleted()) {
-                return v;
-            }
+        Var deleted = firstDeleted(reads, writes);
+        if (deleted != null) {
+            return deleted;
         }
         boolean deletes = def.kind() == OpDef.Kind.DELETE_VAR;
         int granted = 0;
@@ -141,15 +158,9 @@ public final class Registration {
         int granted = 0;
         lockAll(def);
         try {
-            for (Var v : reads) {
-                if (v.deletedLocked()) {
-                    return v;
-                }
-            }
-            for (Var v : writes) {
-                if (v.deletedLocked()) {
-                    return v;
-                }
+            Var deleted = firstDeleted(reads, writes);
+            if (deleted != null) {
+                return deleted;
             }
             for (Var v : reads) {
                 granted += v.readLocked(op);
@@ -166,6 +177,24 @@ public final class Registration {
             }
         }
         op.granted(granted);
+        return null;
+    }
+
+    /**
+     * The first of the variables that a deletion's registration has marked deleted, or null. Stable
+     * while the caller holds their locks (together) or registers alone: only a registration marks one.
+     */
+    private static Var firstDeleted(Var[] reads, Var[] writes) {
+        for (Var v : reads) {
+            if (v.isDeleted()) {
+                return v;
+            }
+        }
+        for (Var v : writes) {
+            if (v.isDeleted()) {
+                return v;
+            }
+        }
         return null;
     }
 

@@ -247,11 +247,6 @@ public final class Var implements org.depengine.api.VarHandle {
         tail = node;
     }
 
-    /** Under the lock: whether a deletion has been appended. */
-    boolean deletedLocked() {
-        return deleted;
-    }
-
     /** A read by {@code op} completed. */
     public void completeRead(OpBlock op) {
         OpBlock writer = null;
