@@ -27,7 +27,8 @@
 # Extra arguments go to JMH, e.g. -jvmArgsAppend -Ddepengine.cpu.workers=2, or -f/-i/-r/-p to override the
 # mode's own settings. A first argument that is not an option is a benchmark regex and replaces the mode's
 # own selection (targets, profile), e.g. `benchmarks/run.sh profile 'LinearChain\.bulk$'`.
-# (run.sh itself uses -jvmArgsPrepend to hand every fork the busy-spin rate it calibrated once.)
+# (run.sh itself uses -jvmArgsPrepend to hand every fork its fixed heap and the busy-spin rate it
+# calibrated once.)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -80,6 +81,12 @@ devices=cpu
 if grep -q '^opencl\.available=true' "$meta"; then devices=cpu,opencl; fi
 # One busy-spin calibration for the whole run, so every fork (every contender) does the same work.
 spin="$(sed -n 's/^spin\.iterationsPerMicro=//p' "$meta")"
+# Every fork gets the same heap, fixed and touched at start: with the default, growing heap a fork
+# paid the kernel's first touch of fresh pages for as long as its heap grew, and forks of one
+# benchmark landed up to 3.5x apart, the single-threaded naive engine's included (README, "Heap
+# state"). Prepended, so that -jvmArgsAppend -Xmx... still overrides it. BENCH_HEAP sets the size.
+fork_jvm_args="-Xms${BENCH_HEAP:-2g} -Xmx${BENCH_HEAP:-2g} -XX:+AlwaysPreTouch"
+echo "fork.jvmArgs=$fork_jvm_args" >>"$meta"
 host_args=()
 if [ "$jdk" -ge 23 ]; then
   # JMH 1.37 uses sun.misc.Unsafe's memory access, which JDK 23+ warns about in every JVM (JEP 471);
@@ -169,7 +176,7 @@ fi
 echo "== $name: $("$java" -version 2>&1 | head -1); JMH ${ours[*]} ${includes[*]} $*"
 [ "$mode" = profile ] || cp "$meta" "$out/$name.properties"
 status=0
-"$java" ${host_args[@]+"${host_args[@]}"} -jar "$jar" "${ours[@]}" ${profilers[@]+"${profilers[@]}"} -jvmArgsPrepend "-Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$txt" || status=$?
+"$java" ${host_args[@]+"${host_args[@]}"} -jar "$jar" "${ours[@]}" ${profilers[@]+"${profilers[@]}"} -jvmArgsPrepend "$fork_jvm_args -Dbench.spin.iterationsPerMicro=$spin" -rf json -rff "$json" ${includes[@]+"${includes[@]}"} "$@" 2>&1 | tee "$txt" || status=$?
 if grep -q '<failure>' "$txt"; then
   echo "== some benchmarks FAILED (see <failure> in $txt); the report leaves them out" >&2
   status=1

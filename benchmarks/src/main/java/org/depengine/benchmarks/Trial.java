@@ -15,11 +15,27 @@ public final class Trial implements AutoCloseable {
     private final int size;
     private long runs;
 
-    /** Wraps a contender made elsewhere (device baselines). */
+    /**
+     * Wraps a contender made elsewhere (device baselines), then tenures what the trial keeps (see
+     * {@link #tenureLongLivedState()}).
+     */
     public Trial(Workload workload, Contender contender) {
         this.workload = workload;
         this.contender = contender;
         this.size = workload.ops().size();
+        tenureLongLivedState();
+    }
+
+    /**
+     * Moves what lives for the whole trial (the engine, its variables, a baseline's per-variable state)
+     * to the old generation now, as it is in any program that runs for more than a few seconds. Without
+     * it, the heap state a fork measures depends on when its first young collections happen: per-op
+     * objects linked from young variables or from old ones cost the collector (and the write barriers)
+     * differently, and forks of one benchmark, the single-threaded naive engine included, landed up to
+     * 3.5x apart (benchmarks/README.md, "Heap state").
+     */
+    private static void tenureLongLivedState() {
+        System.gc();
     }
 
     /** A trial of the named contender (engine or baseline) pushing to {@code ctx}. */

@@ -37,6 +37,11 @@ public final class MachineInfo {
     static final String SPIN = "spin.iterationsPerMicro";
     /** Two threads' round trip through one cache line, in ns ({@link CoreRoundTrip}); with 1 core, none. */
     static final String ROUND_TRIP = "coreRoundTrip.nanos";
+    /**
+     * The JVM options run.sh gives every fork (the fixed, pre-touched heap), appended by run.sh: the
+     * heap settings change absolute figures, so a result is read with them.
+     */
+    static final String FORK_JVM_ARGS = "fork.jvmArgs";
     /** The git commit the benchmarks were built from, appended by run.sh (git is not this program's business). */
     static final String COMMIT = "git.commit";
 

@@ -87,6 +87,10 @@ final class Report {
                 run.results.size(), m.getProperty(MachineInfo.SPIN, "?"),
                 m.getProperty(MachineInfo.ROUND_TRIP) == null ? ""
                         : "; core-to-core round trip " + m.getProperty(MachineInfo.ROUND_TRIP) + " ns"));
+        if (m.getProperty(MachineInfo.FORK_JVM_ARGS) != null) {
+            out.append("- Every fork's JVM: `").append(m.getProperty(MachineInfo.FORK_JVM_ARGS))
+                    .append("`; long-lived state tenured at trial setup (benchmarks/README.md, \"Heap state\")\n\n");
+        }
 
         Map<String, Group> groups = group(run.results);
         boolean profiled = run.mode.equals("targets");

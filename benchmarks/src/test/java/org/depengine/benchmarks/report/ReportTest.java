@@ -45,6 +45,7 @@ class ReportTest {
         p.setProperty(MachineInfo.CORES, "2");
         p.setProperty(MachineInfo.CPU, "Test CPU 9000");
         p.setProperty(MachineInfo.ROUND_TRIP, "123");
+        p.setProperty(MachineInfo.FORK_JVM_ARGS, "-Xms9g -Xmx9g");
         try (var out = Files.newOutputStream(dir.resolve(name + ".properties"))) {
             p.store(out, null);
         }
@@ -90,6 +91,7 @@ class ReportTest {
         assertTrue(md.indexOf("## quick · JDK 17") < md.indexOf("## full · JDK 25"), md);
         assertTrue(md.contains("2 cores, Test CPU 9000"), md);
         assertTrue(md.contains("iterations/µs; core-to-core round trip 123 ns"), md);
+        assertTrue(md.contains("- Every fork's JVM: `-Xms9g -Xmx9g`; long-lived state tenured"), md);
         assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 100 ns/op | met |"), md);
         assertTrue(md.contains("| LinearChain ≤ 185 ns/op | pooled | 200 ns/op | **missed** |"), md);
         assertTrue(md.contains("| LinearChain ≤ 185 ns/op | perdevice | 300 ns/op | **missed** |"), md); // JDK 25 section
