@@ -63,6 +63,7 @@ public final class OpenClDeviceProvider extends AbstractDeviceProvider<OpenClDev
                 return Availability.no("no OpenCL device found (platforms are installed, but none reports a device)");
             }
             LOG.info("OpenCL devices: {}", found.stream().map(i -> i.platformName() + ": " + i.deviceName()).toList());
+            warnWithoutSignalChaining(found);
             return Availability.yes();
         } catch (LinkageError e) {
             LOG.debug("OpenCL native libraries could not be loaded", e);
@@ -89,6 +90,23 @@ public final class OpenClDeviceProvider extends AbstractDeviceProvider<OpenClDev
             return new OpenClDevice(Context.of(TYPE, id), info);
         } catch (CLException e) {
             throw new IllegalStateException(info.deviceName() + ": " + CL.stringFor_errorCode(e.getStatus()), e);
+        }
+    }
+
+    /** PoCL's platform name (CL_PLATFORM_NAME), whose driver installs signal handlers of its own. */
+    static final String POCL = "Portable Computing Language";
+
+    /**
+     * Warns once per probe when a PoCL platform is loaded and the JVM's signal-chaining library is not:
+     * the JVM may then die with SIGSEGV at any later moment, which no exception could report (see
+     * {@link SignalChaining}).
+     */
+    private static void warnWithoutSignalChaining(List<DeviceInfo> devices) {
+        if (devices.stream().anyMatch(d -> d.platformName().contains(POCL))
+                && !SignalChaining.loaded(SignalChaining.PROC_MAPS).orElse(true)) {
+            LOG.warn("OpenCL platform '{}' installs signal handlers of its own, and the JVM's signal-chaining "
+                    + "library is not loaded: the JVM may crash with SIGSEGV and no hs_err file. To prevent it, {}",
+                    POCL, SignalChaining.advice());
         }
     }
 
