@@ -3,7 +3,7 @@
 #
 #   benchmarks/run.sh quick   [JMH options...]   ~6 min on 2 cores: 1 fork, short iterations, a parameter subset
 #   benchmarks/run.sh full    [JMH options...]   ~22 min on 2 cores: 2 forks, every parameter
-#   benchmarks/run.sh targets [JMH options...]   ~16.5 min on 2 cores: 2 forks x 5 iterations of what issue #16's
+#   benchmarks/run.sh targets [JMH options...]   ~25 min on 2 cores: 2 forks x 5 iterations of what issue #16's
 #                                                targets need (pooled and perdevice, their baselines), then
 #                                                `profile` (skip it with BENCH_PROFILE=off)
 #   benchmarks/run.sh profile [JMH options...]   ~4.5 min on 2 cores: every result a target is judged on
