@@ -42,7 +42,7 @@ esac
 if [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java="$(command -v java)"; fi
 # PoCL (and the LLVM inside it) install their own signal handlers when OpenCL is first used, replacing
 # the JVM's: the JVM's next implicit null check or safepoint poll then killed the process with SIGSEGV
-# and no hs_err file (a quarter of MachineInfo's runs on 2026-11-26). The JVM's signal-chaining
+# and no hs_err file (3 of 14 MachineInfo runs on 2026-11-26). The JVM's signal-chaining
 # library keeps its handlers first; the JMH forks inherit it from the environment.
 jsig="$(dirname "$(dirname "$(readlink -f "$java")")")/lib/libjsig.so"
 if [ -f "$jsig" ]; then export LD_PRELOAD="$jsig${LD_PRELOAD:+:$LD_PRELOAD}"; fi

@@ -30,9 +30,9 @@ public final class Trial implements AutoCloseable {
      * Moves what lives for the whole trial (the engine, its variables, a baseline's per-variable state)
      * to the old generation now, as it is in any program that runs for more than a few seconds. Without
      * it, the heap state a fork measures depends on when its first young collections happen: per-op
-     * objects linked from young variables or from old ones cost the collector (and the write barriers)
-     * differently, and forks of one benchmark, the single-threaded naive engine included, landed up to
-     * 3.5x apart (benchmarks/README.md, "Heap state").
+     * objects linked from young variables or from old ones cost differently (the threaded engines
+     * measured 2.5x apart between the two states), and forks of one benchmark, the single-threaded
+     * naive engine's included, landed up to 3.5x apart (benchmarks/README.md, "Heap state").
      */
     private static void tenureLongLivedState() {
         System.gc();

@@ -82,15 +82,16 @@ final class Report {
                 m.getProperty(MachineInfo.OS, "OS unknown")));
         out.append(String.format(Locale.ROOT, "- JDK: %s (%s, %s)%n", m.getProperty(MachineInfo.JAVA_VERSION, "JDK " + run.jdk),
                 m.getProperty(MachineInfo.JAVA_VENDOR, "?"), m.getProperty(MachineInfo.JAVA_VM, "?")));
-        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; commit %s; %d results; busy-spin %s iterations/µs%s%n%n",
+        out.append(String.format(Locale.ROOT, "- Mode: %s; JMH %s; recorded %s; commit %s; %d results; busy-spin %s iterations/µs%s%n",
                 run.mode, run.settings, m.getProperty(MachineInfo.DATE, "?"), m.getProperty(MachineInfo.COMMIT, "unknown"),
                 run.results.size(), m.getProperty(MachineInfo.SPIN, "?"),
                 m.getProperty(MachineInfo.ROUND_TRIP) == null ? ""
                         : "; core-to-core round trip " + m.getProperty(MachineInfo.ROUND_TRIP) + " ns"));
         if (m.getProperty(MachineInfo.FORK_JVM_ARGS) != null) {
             out.append("- Every fork's JVM: `").append(m.getProperty(MachineInfo.FORK_JVM_ARGS))
-                    .append("`; long-lived state tenured at trial setup (benchmarks/README.md, \"Heap state\")\n\n");
+                    .append("`; long-lived state tenured at trial setup (benchmarks/README.md, \"Heap state\")\n");
         }
+        out.append('\n');
 
         Map<String, Group> groups = group(run.results);
         boolean profiled = run.mode.equals("targets");

@@ -15,8 +15,8 @@ import java.util.stream.Stream;
  * first used, replacing the JVM's. The JVM raises SIGSEGV on purpose (implicit null checks, safepoint
  * polls), so its next such trap then kills the process, with no {@code hs_err} file. Preloading
  * {@code libjsig} ({@code LD_PRELOAD=$JAVA_HOME/lib/libjsig.so}) keeps the JVM's handlers first and
- * chains the library's behind them. Observed on 2026-11-26 with PoCL 3 on Debian: a quarter of short
- * JVMs that probed OpenCL died with SIGSEGV, none with the library preloaded.
+ * chains the library's behind them. Observed on 2026-11-26 with PoCL 3 on Debian: 3 of 14 short JVMs
+ * that probed OpenCL died with SIGSEGV, none of 12 with the library preloaded.
  */
 final class SignalChaining {
     /** The process's memory map, where every loaded shared library is listed (Linux). */
