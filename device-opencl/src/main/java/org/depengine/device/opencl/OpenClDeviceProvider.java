@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
 public final class OpenClDeviceProvider extends AbstractDeviceProvider<OpenClDevice> {
     /** The device type name. */
     public static final String TYPE = "opencl";
+    /** PoCL's platform name (CL_PLATFORM_NAME), whose driver installs signal handlers of its own. */
+    static final String POCL = "Portable Computing Language";
 
     private static final Logger LOG = LoggerFactory.getLogger(OpenClDeviceProvider.class);
 
@@ -92,9 +94,6 @@ public final class OpenClDeviceProvider extends AbstractDeviceProvider<OpenClDev
             throw new IllegalStateException(info.deviceName() + ": " + CL.stringFor_errorCode(e.getStatus()), e);
         }
     }
-
-    /** PoCL's platform name (CL_PLATFORM_NAME), whose driver installs signal handlers of its own. */
-    static final String POCL = "Portable Computing Language";
 
     /**
      * Warns once per probe when a PoCL platform is loaded and the JVM's signal-chaining library is not:

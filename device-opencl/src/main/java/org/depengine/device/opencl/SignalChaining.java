@@ -40,9 +40,14 @@ final class SignalChaining {
         }
     }
 
+    /** This JDK's signal-chaining library ({@code $JAVA_HOME/lib/libjsig.so}; it may not exist). */
+    static Path library() {
+        return Path.of(System.getProperty("java.home"), "lib", "libjsig.so");
+    }
+
     /** The advice a warning gives: how to start the JVM with the library preloaded. */
     static String advice() {
-        return "start the JVM with LD_PRELOAD=" + Path.of(System.getProperty("java.home"), "lib", "libjsig.so")
+        return "start the JVM with LD_PRELOAD=" + library()
                 + " (the JVM's signal-chaining library; see the README's OpenCL notes)";
     }
 }
