@@ -3,7 +3,7 @@
 #
 #   benchmarks/run.sh quick   [JMH options...]   ~6 min on 2 cores: 1 fork, short iterations, a parameter subset
 #   benchmarks/run.sh full    [JMH options...]   ~22 min on 2 cores: 2 forks, every parameter
-#   benchmarks/run.sh targets [JMH options...]   ~25 min on 2 cores: 2 forks x 5 iterations of what issue #16's
+#   benchmarks/run.sh targets [JMH options...]   ~27 min on 2 cores: 2 forks x 5 iterations of what issue #16's
 #                                                targets need (pooled and perdevice, their baselines), then
 #                                                `profile` (skip it with BENCH_PROFILE=off)
 #   benchmarks/run.sh profile [JMH options...]   ~4.5 min on 2 cores: every result a target is judged on
@@ -168,7 +168,9 @@ for ((k = 0; k < ${#settings[@]}; k += 2)); do
   overridden "${settings[k]}" "${settings[k + 1]}" || ours+=("${settings[k]}" "${settings[k + 1]}")
 done
 
-profilers=()
+# Every measured run records the core-to-core round trip around each iteration (benchmarks/README.md,
+# "Host placement"); not the profile step, whose JFR recordings would count the probe as the pusher's work.
+profilers=(-prof org.depengine.benchmarks.report.HostPlacementProfiler)
 json="$out/$name.json"
 txt="$out/$name.txt"
 if [ "$mode" = profile ]; then

@@ -91,6 +91,7 @@ final class Report {
             out.append("- Every fork's JVM: `").append(m.getProperty(MachineInfo.FORK_JVM_ARGS))
                     .append("`; long-lived state tenured at trial setup (benchmarks/README.md, \"Heap state\")\n");
         }
+        placementLine(out, run.results);
         out.append('\n');
 
         Map<String, Group> groups = group(run.results);
@@ -180,12 +181,16 @@ final class Report {
                 ratioCols.add(b);
             }
         }
+        boolean placed = g.byContender.values().stream().anyMatch(r -> !r.forkRoundTrips().isEmpty());
         out.append("| contender | time/run | ± | ns/op | overhead/op | speed-up | efficiency |");
         for (String b : ratioCols) {
             out.append(" ×").append(b).append(" |");
         }
+        if (placed) {
+            out.append(" round trip ns |");
+        }
         out.append("\n|---|---:|---:|---:|---:|---:|---:|");
-        for (int k = 0; k < ratioCols.size(); k++) {
+        for (int k = 0; k < ratioCols.size() + (placed ? 1 : 0); k++) {
             out.append("---:|");
         }
         out.append('\n');
@@ -198,6 +203,9 @@ final class Report {
                     .append(" |");
             for (String b : ratioCols) {
                 out.append(' ').append(r.isEngine() ? times(g.throughputRatio(c, b)) : "").append(" |");
+            }
+            if (placed) {
+                out.append(' ').append(roundTripCell(r)).append(" |");
             }
             out.append('\n');
         }
@@ -265,6 +273,54 @@ final class Report {
             }
             out.append('\n');
         }
+    }
+
+    /**
+     * The header line on host placement: the range of the forks' round trips and how many results had
+     * forks at different placements. Nothing for runs recorded without {@link HostPlacementProfiler}.
+     */
+    private static void placementLine(StringBuilder out, List<Result> results) {
+        double min = Double.NaN;
+        double max = Double.NaN;
+        int recorded = 0;
+        int moved = 0;
+        for (Result r : results) {
+            for (double rt : r.forkRoundTrips()) {
+                min = Double.isNaN(min) ? rt : Math.min(min, rt);
+                max = Double.isNaN(max) ? rt : Math.max(max, rt);
+            }
+            if (!r.forkRoundTrips().isEmpty()) {
+                recorded++;
+                moved += r.forksMovedHost() ? 1 : 0;
+            }
+        }
+        if (recorded == 0) {
+            return;
+        }
+        out.append(String.format(Locale.ROOT, "- Core-to-core round trip around the measured iterations "
+                + "(benchmarks/README.md, \"Host placement\"): forks' medians %s–%s ns; %d of %d results had forks "
+                + "at different host placements (over %s apart)%n", wholeNs(min), wholeNs(max), moved, recorded,
+                times(Result.PLACEMENT_SPLIT)));
+    }
+
+    /** A result's round-trip cell: its forks' median, or each fork's when they ran at different placements. */
+    private static String roundTripCell(Result r) {
+        if (r.forkRoundTrips().isEmpty()) {
+            return "";
+        }
+        if (!r.forksMovedHost()) {
+            return wholeNs(r.roundTrip());
+        }
+        StringBuilder sb = new StringBuilder();
+        for (double rt : r.forkRoundTrips()) {
+            sb.append(sb.length() == 0 ? "" : " / ").append(wholeNs(rt));
+        }
+        return sb.toString();
+    }
+
+    /** A round trip in whole ns: its readings vary by more than a nanosecond. */
+    private static String wholeNs(double nanos) {
+        return String.format(Locale.ROOT, "%.0f", nanos);
     }
 
     // ---- targets ----------------------------------------------------------------------------------
@@ -335,26 +391,52 @@ final class Report {
         }
         Double cf = g == null ? null : g.time("cf");
         Double ofCf = t == null || cf == null ? null : t / cf;
-        rows.row(String.format(Locale.ROOT, "%s ≤ %.2f× CompletableFuture", label, maxOfCf), e, ofCf == null ? null
-                : String.format(Locale.ROOT, "%s vs cf %s per run: %s", time(t), time(cf), times(ofCf)),
-                ofCf == null ? null : ofCf <= maxOfCf, g, e);
+        String target = String.format(Locale.ROOT, "%s ≤ %.2f× CompletableFuture", label, maxOfCf);
+        String figures = ofCf == null ? null
+                : String.format(Locale.ROOT, "%s vs cf %s per run: %s", time(t), time(cf), times(ofCf));
+        Result mine = ofCf == null ? null : g.byContender.get(e);
+        Result theirs = ofCf == null ? null : g.byContender.get("cf");
+        if (mine != null && mine.otherPlacementThan(theirs)) {
+            rows.incomparable(target, e, String.format(Locale.ROOT, "%s; but %s ran at a core round trip of %s ns, cf at %s ns",
+                    figures, e, wholeNs(mine.roundTrip()), wholeNs(theirs.roundTrip())));
+            return;
+        }
+        rows.row(target, e, figures, ofCf == null ? null : ofCf <= maxOfCf, g, e);
     }
 
-    /** Mode flips: every result of the engine (and its variants) must have fork medians within 1.5× of each other. */
+    /**
+     * Mode flips: every result of the engine (and its variants) must have fork medians within 1.5× of
+     * each other. A result whose forks ran at different host placements is not judged (the machine
+     * changed under it, not the scheduler's mode); the row names how many and the widest of them.
+     */
     private static void forkAgreement(Rows rows, Map<String, Group> groups, String e) {
         double worst = Double.NaN;
         String where = null;
         Group worstGroup = null;
         String worstContender = null;
+        int moved = 0;
+        double worstMoved = Double.NaN;
+        String whereMoved = null;
         for (Group g : groups.values()) {
             for (Map.Entry<String, Result> c : g.byContender.entrySet()) {
                 if (!c.getKey().equals(e) && !c.getKey().startsWith(e + "+")) {
                     continue;
                 }
-                double spread = c.getValue().forkSpread();
-                if (!Double.isNaN(spread) && (Double.isNaN(worst) || spread > worst)) {
+                Result r = c.getValue();
+                double spread = r.forkSpread();
+                if (Double.isNaN(spread)) {
+                    continue;
+                }
+                String name = c.getKey() + " on " + (g.shape.isEmpty() ? g.workload : g.workload + " " + g.shape);
+                if (r.forksMovedHost()) {
+                    moved++;
+                    if (Double.isNaN(worstMoved) || spread > worstMoved) {
+                        worstMoved = spread;
+                        whereMoved = name + " " + times(spread) + ", forks at " + roundTripCell(r) + " ns";
+                    }
+                } else if (Double.isNaN(worst) || spread > worst) {
                     worst = spread;
-                    where = c.getKey() + " on " + (g.shape.isEmpty() ? g.workload : g.workload + " " + g.shape);
+                    where = name;
                     worstGroup = g;
                     worstContender = c.getKey();
                 }
@@ -362,9 +444,15 @@ final class Report {
         }
         Group g = worstGroup;
         String c = worstContender;
-        rows.row("forks agree within 1.5× on every workload", e, where == null ? null
-                : String.format(Locale.ROOT, "worst: %s, slowest fork ÷ fastest %s", where, times(worst)),
-                where == null ? null : worst <= 1.5, "met", () -> ProfileSection.forkCell(rows.profile(), g, c));
+        String figures = where == null ? null
+                : String.format(Locale.ROOT, "worst: %s, slowest fork ÷ fastest %s", where, times(worst));
+        if (moved > 0) {
+            figures = (figures == null ? "" : figures + "; ") + String.format(Locale.ROOT,
+                    "not judged: %d result%s whose forks ran at different host placements (widest: %s)",
+                    moved, moved == 1 ? "" : "s", whereMoved);
+        }
+        rows.row("forks agree within 1.5× on every workload", e, figures, where == null ? null : worst <= 1.5,
+                "met", () -> ProfileSection.forkCell(rows.profile(), g, c));
     }
 
     /**
@@ -442,6 +530,12 @@ final class Report {
         /** A row whose met status reads {@code metWord} (e.g. "reported"). */
         void row(String target, String engine, String figures, Boolean met, String metWord, Group g, String contender) {
             row(target, engine, figures, met, metWord, () -> ProfileSection.cell(profile, g, contender));
+        }
+
+        /** A row not judged: the result and its baseline ran at different host placements. */
+        void incomparable(String target, String engine, String figures) {
+            out.append("| ").append(target).append(" | ").append(engine).append(" | ").append(figures)
+                    .append(" | not comparable (host placement) |  |\n");
         }
 
         /** A row whose why column, if missed, is {@code why}'s (for a row not judged on one profiled result). */

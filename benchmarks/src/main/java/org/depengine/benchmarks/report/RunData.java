@@ -112,7 +112,8 @@ final class RunData {
         JsonNode median = metric.path("scorePercentiles").path("50.0");
         double score = number(median.isMissingNode() || median.isNull() ? metric.path("score") : median);
         double error = number(metric.path("scoreError"));
-        return new Result(workload, method, params, score * scale, error * scale, forkSpread(metric.path("rawData")));
+        return new Result(workload, method, params, score * scale, error * scale, forkSpread(metric.path("rawData")),
+                forkMedians(entry.path("secondaryMetrics").path(HostPlacementProfiler.LABEL).path("rawData")));
     }
 
     static String settings(JsonNode entry) {
@@ -131,8 +132,18 @@ final class RunData {
         if (!rawData.isArray() || rawData.size() < 2) {
             return Double.NaN;
         }
-        double min = Double.NaN;
-        double max = Double.NaN;
+        List<Double> medians = forkMedians(rawData);
+        double min = medians.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        double max = medians.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        return Double.isNaN(min) || min <= 0 ? Double.NaN : max / min;
+    }
+
+    /** Each fork's median iteration, from JMH's rawData (one array per fork; empty forks left out); empty if none. */
+    static List<Double> forkMedians(JsonNode rawData) {
+        List<Double> medians = new ArrayList<>();
+        if (!rawData.isArray()) {
+            return medians;
+        }
         for (JsonNode fork : rawData) {
             if (!fork.isArray() || fork.size() == 0) {
                 continue;
@@ -141,12 +152,9 @@ final class RunData {
             for (int i = 0; i < v.length; i++) {
                 v[i] = fork.get(i).asDouble();
             }
-            java.util.Arrays.sort(v);
-            double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-            min = Double.isNaN(min) ? median : Math.min(min, median);
-            max = Double.isNaN(max) ? median : Math.max(max, median);
+            medians.add(Result.median(v));
         }
-        return Double.isNaN(min) || min <= 0 ? Double.NaN : max / min;
+        return medians;
     }
 
     /** Nanoseconds per unit of a JMH score unit such as {@code us/op}. */

@@ -39,6 +39,19 @@ class ReportTest {
         return r.replace("\"scoreUnit\": \"us/op\"}", "\"scoreUnit\": \"us/op\", \"rawData\": " + raw + "}");
     }
 
+    /** As {@link #withForks}, with each fork's round trip per iteration (HostPlacementProfiler's result). */
+    private static String placed(String benchmark, String params, double microsPerRun, double[][] forks,
+                                 double[][] roundTrips) {
+        StringBuilder raw = new StringBuilder("[");
+        for (double[] f : roundTrips) {
+            raw.append(raw.length() > 1 ? "," : "").append(java.util.Arrays.toString(f));
+        }
+        raw.append(']');
+        return withForks(benchmark, params, microsPerRun, forks).replace("\"secondaryMetrics\": {}",
+                "\"secondaryMetrics\": {\"" + HostPlacementProfiler.LABEL + "\": {\"score\": 1, \"scoreUnit\": \"ns\", "
+                        + "\"rawData\": " + raw + "}}");
+    }
+
     private static void write(Path dir, String name, List<String> results) throws Exception {
         Files.writeString(dir.resolve(name + ".json"), "[" + String.join(",\n", results) + "]", StandardCharsets.UTF_8);
         Properties p = MachineInfo.collect("quick");
@@ -115,6 +128,51 @@ class ReportTest {
         assertTrue(md.contains("| perdevice | 2.00 ms | – | 200 | 150 | 0.25× | 0.25 | 2.50× |"), md);
         assertTrue(md.contains("| perdevice | 250 | – | 0.20× |"), md); // PushCost vs fjp
         assertTrue(md.contains("METG"), md);
+    }
+
+    @Test
+    void forksAndBaselinesAtAnotherHostPlacementAreNotJudgedAsTheEngines(@TempDir Path dir) throws Exception {
+        int chain = 1 << 16;
+        double[][] slowSlow = {{500, 510}, {490, 520}};
+        List<String> r = new ArrayList<>();
+        r.add(result("LinearChain.baseline", "\"baseline\": \"serial\"", chain * 0.005));
+        // cf ran at the slow placement; perdevice's forks one at each, 2.5× apart; pooled's both slow, 1.6× apart
+        r.add(placed("LinearChain.baseline", "\"baseline\": \"cf\"", chain * 0.120,
+                new double[][] {{chain * 0.12}, {chain * 0.12}}, slowSlow));
+        r.add(placed("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.100,
+                new double[][] {{chain * 0.1, chain * 0.1}, {chain * 0.25, chain * 0.25}}, new double[][] {{70, 72}, {500, 505}}));
+        r.add(placed("LinearChain.engine", "\"engine\": \"pooled\"", chain * 0.200,
+                new double[][] {{chain * 0.2}, {chain * 0.32}}, slowSlow));
+        // Independent: perdevice both forks fast, cf slow: the ratio compares two machines
+        r.add(placed("Independent.engine", "\"engine\": \"perdevice\"", 500,
+                new double[][] {{500}, {500}}, new double[][] {{70, 70}, {68, 75}}));
+        r.add(placed("Independent.engine", "\"engine\": \"pooled\"", 1000,
+                new double[][] {{1000}, {1000}}, slowSlow));
+        r.add(placed("Independent.baseline", "\"baseline\": \"cf\"", 800,
+                new double[][] {{800}, {800}}, slowSlow));
+        write(dir, "targets-jdk17", r);
+
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        assertTrue(md.contains("- Core-to-core round trip around the measured iterations (benchmarks/README.md, "
+                + "\"Host placement\"): forks' medians 70–505 ns; 1 of 6 results had forks at different host placements "
+                + "(over 2.00× apart)"), md);
+        // perdevice's only two-fork spread is across placements: not judged, and named
+        assertTrue(md.contains("| forks agree within 1.5× on every workload | perdevice | worst: perdevice on Independent, "
+                + "slowest fork ÷ fastest 1.00×; not judged: 1 result whose forks ran at different host placements "
+                + "(widest: perdevice on LinearChain 2.50×, forks at 71 / 503 ns) | met |"), md);
+        // pooled's forks ran at one placement: its 1.6× is a mode flip
+        assertTrue(md.contains("| forks agree within 1.5× on every workload | pooled | worst: pooled on LinearChain, "
+                + "slowest fork ÷ fastest 1.60× | **missed** |"), md);
+        assertTrue(md.contains("| Independent ≤ 1.00× CompletableFuture | perdevice | 500.0 µs vs cf 800.0 µs per run: 0.63×; "
+                + "but perdevice ran at a core round trip of 71 ns, cf at 505 ns | not comparable (host placement) |  |"), md);
+        assertTrue(md.contains("| Independent ≤ 1.00× CompletableFuture | pooled | 1.00 ms vs cf 800.0 µs per run: 1.25× | **missed** |"), md);
+        // the workload table shows each contender's round trip, each fork's where they differ
+        assertTrue(md.contains("| perdevice | 6.55 ms | – | 100 | 95.0 | 0.05× | 0.05 | 1.20× | 71 / 503 |"), md);
+        assertTrue(md.contains("| cf | 7.86 ms | – | 120 | 115 | 0.04× | 0.04 |  | 505 |"), md);
+        assertTrue(md.contains("round trip ns |"), md);
     }
 
     /** A profile summary of LinearChain for perdevice and cf, as ProfileSummary writes it. */
