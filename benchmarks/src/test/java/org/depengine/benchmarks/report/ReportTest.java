@@ -150,17 +150,24 @@ class ReportTest {
                 new double[][] {{1000}, {1000}}, slowSlow));
         r.add(placed("Independent.baseline", "\"baseline\": \"cf\"", 800,
                 new double[][] {{800}, {800}}, slowSlow));
+        // RandomDag mxnet: the profiler-on run at the slow placement, the run without it at the fast one
+        r.add(placed("RandomDag.engine", "\"shape\": \"mxnet\", \"engine\": \"perdevice\", \"profiling\": \"off\"", 6000,
+                new double[][] {{6000}, {6000}}, new double[][] {{72}, {74}}));
+        r.add(placed("RandomDag.engine", "\"shape\": \"mxnet\", \"engine\": \"perdevice\", \"profiling\": \"on\"", 21000,
+                new double[][] {{21000}, {21000}}, slowSlow));
         write(dir, "targets-jdk17", r);
 
         Path out = dir.resolve("RESULTS.md");
         ReportMain.main(new String[] {dir.toString(), out.toString()});
         String md = Files.readString(out, StandardCharsets.UTF_8);
 
+        assertTrue(md.contains("| RandomDag mxnet: profiler on ≤ 1.5× per op | perdevice | 2,100 ns/op on vs 600 ns/op off: 3.50×; "
+                + "but on ran at a core round trip of 505 ns, off at 73 ns | not comparable (host placement) |  |"), md);
         assertTrue(md.contains("- Core-to-core round trip around the measured iterations (benchmarks/README.md, "
-                + "\"Host placement\"): forks' medians 70–505 ns; 1 of 6 results had forks at different host placements "
+                + "\"Host placement\"): forks' medians 70–505 ns; 1 of 8 results had forks at different host placements "
                 + "(over 2.00× apart)"), md);
         // perdevice's only two-fork spread is across placements: not judged, and named
-        assertTrue(md.contains("| forks agree within 1.5× on every workload | perdevice | worst: perdevice on Independent, "
+        assertTrue(md.contains("| forks agree within 1.5× on every workload | perdevice | worst: perdevice on RandomDag {shape=mxnet}, "
                 + "slowest fork ÷ fastest 1.00×; not judged: 1 result whose forks ran at different host placements "
                 + "(widest: perdevice on LinearChain 2.50×, forks at 71 / 503 ns) | met |"), md);
         // pooled's forks ran at one placement: its 1.6× is a mode flip
