@@ -17,8 +17,8 @@ import org.openjdk.jmh.runner.IterationType;
  * JSON then holds one value per iteration and fork, beside the iteration's time.
  *
  * <p>Why: on a virtual machine the host may move the two cores while a run goes on. On the 2-core
- * machines of 2026-11 the round trip was about 500 ns most of the time and about 70 ns for minutes at
- * a stretch, and every hand-off workload ran 2-3x faster then, on every contender. A fork that
+ * machine of 2026-11-26 the round trip was about 500 ns most of the time and about 70 ns for a
+ * minute or more at a time, and the hand-off workloads ran 1.5-3x faster then, on every contender. A fork that
  * disagrees with its sibling is a scheduling mode flip only if both ran at the same round trip; the
  * report ({@link Report}) says which forks did not. Each measure is the fastest of a few rounds, since
  * the benchmark's own threads, still spinning down, only slow a round; taking the larger of the two
