@@ -6,6 +6,7 @@ import org.depengine.api.EngineException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.ParameterException;
 
 /**
@@ -31,6 +32,11 @@ final class Cli {
      */
     static int run(Callable<Integer> command, String[] args) {
         CommandLine cl = new CommandLine(command);
+        // An example's description array is source-code line wrapping, not lines of output: picocli prints
+        // each element on a line of its own and wraps it again, breaking sentences mid-line. One paragraph
+        // lets picocli wrap it once, at the terminal's width.
+        UsageMessageSpec usage = cl.getCommandSpec().usageMessage();
+        usage.description(String.join(" ", usage.description()));
         cl.setParameterExceptionHandler(ONE_LINE_PARAMETER_ERROR);
         cl.setExecutionExceptionHandler(ONE_LINE_EXECUTION_ERROR);
         return cl.execute(args);

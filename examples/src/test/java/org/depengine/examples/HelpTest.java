@@ -18,6 +18,26 @@ class HelpTest {
         assertEquals(0, r.exitCode(), r.output());
         assertTrue(r.output().regionMatches(true, 0, "usage: " + example + " ", 0, example.length() + 8), r.output());
         assertTrue(r.output().contains("--engine"), r.output());
+        // The description is one paragraph wrapped at the usage width: only its last line may be short.
+        List<String> description = description(r.output());
+        assertTrue(!description.isEmpty(), r.output());
+        for (String line : description.subList(0, description.size() - 1)) {
+            assertTrue(line.length() > 60, "a description line broken mid-paragraph: '" + line + "'\n" + r.output());
+        }
+    }
+
+    /** The lines between the synopsis (its first line and the indented ones after it) and the first option. */
+    private static List<String> description(String help) {
+        List<String> lines = help.lines().toList();
+        int from = 1;
+        while (from < lines.size() && lines.get(from).startsWith(" ")) {
+            from++;
+        }
+        int to = from;
+        while (to < lines.size() && !lines.get(to).stripLeading().startsWith("-")) {
+            to++;
+        }
+        return lines.subList(from, to);
     }
 
     @Test

@@ -6,10 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.depengine.api.Engine;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
@@ -137,7 +133,7 @@ public final class Profiler {
     private volatile State state = State.NEW; // the one state word; written only under control
     private Engine engine; // guarded by control; non-null while RUNNING or PAUSED
     private Engine lastEngine; // guarded by control
-    private ScheduledExecutorService dumper; // guarded by control
+    private PeriodicDump dumper; // guarded by control; non-null while a periodic dump is scheduled
 
     private Profiler(Settings settings) {
         this.settings = settings;
@@ -198,13 +194,7 @@ public final class Profiler {
             this.lastEngine = engine;
             state = State.RUNNING;
             if (settings.periodic()) {
-                dumper = Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "depengine-profiler-dump");
-                    t.setDaemon(true);
-                    return t;
-                });
-                long ms = Math.max(1, settings.dumpPeriod().toMillis());
-                dumper.scheduleWithFixedDelay(this::periodicDump, ms, ms, TimeUnit.MILLISECONDS);
+                dumper = new PeriodicDump(this::dump, settings);
             }
             LOG.debug("profiler started on engine '{}' (mode {})", engine.name(), settings.mode());
         }
@@ -218,7 +208,7 @@ public final class Profiler {
      * running or paused. Never throws for a failed write (it is logged).
      */
     public void stop() {
-        ExecutorService stoppedDumper;
+        PeriodicDump stoppedDumper;
         synchronized (control) {
             if (state != State.RUNNING && state != State.PAUSED) {
                 return;
@@ -234,19 +224,11 @@ public final class Profiler {
             stoppedDumper = dumper;
             dumper = null;
             if (stoppedDumper != null) {
-                stoppedDumper.shutdown(); // cancels the periodic task; one running is not interrupted
+                stoppedDumper.cancel();
             }
         }
         if (stoppedDumper != null) {
-            // A periodic dump may be writing right now: let it finish (outside the lock), so that it
-            // neither races the final dump below nor leaves its temporary file behind.
-            try {
-                if (!stoppedDumper.awaitTermination(10, TimeUnit.SECONDS)) {
-                    LOG.warn("profiler: a periodic dump to {} is still running after 10 s", settings.file());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            stoppedDumper.awaitLastDump(); // outside the lock: up to 10 s that no other transition should wait
         }
         Autostart.forget(this);
         writeFinal(settings.file(), this::dump);
@@ -368,15 +350,6 @@ public final class Profiler {
     /** Writes the trace of what is recorded now to {@code out} (not closed). */
     public void writeTrace(Writer out) throws IOException {
         TraceWriter.write(recorder.snapshot(), out);
-    }
-
-    private void periodicDump() {
-        try {
-            dump(settings.file());
-        } catch (IOException | RuntimeException e) {
-            // keep the schedule alive: a transient failure (disk full) must not end periodic dumps
-            LOG.warn("profiler: periodic dump to {} failed", settings.file(), e);
-        }
     }
 
     /**

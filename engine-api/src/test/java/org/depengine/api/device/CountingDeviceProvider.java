@@ -15,7 +15,7 @@ public final class CountingDeviceProvider extends AbstractDeviceProvider<Countin
     static final AtomicInteger DOUBLE_CLOSES = new AtomicInteger();
 
     /** A device that knows whether it was closed. */
-    static class CountingDevice extends SynchronousDevice {
+    public static class CountingDevice extends SynchronousDevice {
         volatile boolean closed;
 
         CountingDevice(String type, int id) {

@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A variable and its dependency queue. Ops register on it in push order: a read with
- * {@link #appendRead}, a write with {@link #appendWrite}; when they finish they call
+ * {@link #readLocked}, a write with {@link #writeLocked}; when they finish they call
  * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
