@@ -20,8 +20,17 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.junit.jupiter.api.Test;
 
-/** The failure rules: recording, skipping, propagation, reporting once. */
+/**
+ * The failure rules: recording, skipping, propagation, reporting once. Every op runs on the setup's
+ * first context ({@code cpu:0} unless the setup names others), so a setup that lists a device first
+ * checks the rules for ops that fail on that device's workers and streams.
+ */
 public abstract class FailureConformance extends EngineTestBase {
+
+    /** Where the ops of these tests run: the first of {@link #contexts()}. */
+    private Context opContext() {
+        return contexts().get(0);
+    }
 
     private void pushThrowing(Throwable t, List<VarHandle> reads, List<VarHandle> writes, String name) {
         engine.pushSync(ctx -> {
@@ -29,7 +38,7 @@ public abstract class FailureConformance extends EngineTestBase {
                 throw (Exception) t;
             }
             throw (Error) t;
-        }, Context.cpu(), reads, writes, FnProperty.NORMAL, 0, name);
+        }, opContext(), reads, writes, FnProperty.NORMAL, 0, name);
     }
 
     @Test
@@ -54,7 +63,7 @@ public abstract class FailureConformance extends EngineTestBase {
         assertDoesNotThrow(() -> engine.waitForVar(b), "the failure was shared and is cleared on b too");
         assertDoesNotThrow(() -> engine.waitForAll(), "already reported");
         AtomicInteger runs = new AtomicInteger();
-        engine.pushSync(ctx -> runs.incrementAndGet(), Context.cpu(), List.of(a), List.of(engine.newVariable()));
+        engine.pushSync(ctx -> runs.incrementAndGet(), opContext(), List.of(a), List.of(engine.newVariable()));
         engine.waitForAll();
         assertEquals(1, runs.get(), "after the report, readers run again");
     }
@@ -68,9 +77,9 @@ public abstract class FailureConformance extends EngineTestBase {
         RuntimeException boom = new RuntimeException("boom");
         AtomicInteger ran = new AtomicInteger();
         pushThrowing(boom, List.of(), List.of(in), "source");
-        engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(in), List.of(mid), FnProperty.NORMAL, 0, "step1");
-        engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(mid), List.of(out), FnProperty.NORMAL, 0, "step2");
-        engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(), List.of(unrelated), FnProperty.NORMAL, 0, "ok");
+        engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(in), List.of(mid), FnProperty.NORMAL, 0, "step1");
+        engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(mid), List.of(out), FnProperty.NORMAL, 0, "step2");
+        engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(), List.of(unrelated), FnProperty.NORMAL, 0, "ok");
         EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out));
         assertSame(boom, e.getCause());
         assertTrue(e.getMessage().contains("source"), "names the op that failed: " + e.getMessage());
@@ -86,7 +95,7 @@ public abstract class FailureConformance extends EngineTestBase {
         RuntimeException boom = new RuntimeException("boom");
         pushThrowing(boom, List.of(), List.of(v), "first");
         AtomicBoolean ran = new AtomicBoolean();
-        engine.pushSync(ctx -> ran.set(true), Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "overwrite");
+        engine.pushSync(ctx -> ran.set(true), opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "overwrite");
         assertSame(boom, assertThrows(EngineException.class, () -> engine.waitForVar(v)).getCause());
         assertFalse(ran.get());
     }
@@ -107,7 +116,7 @@ public abstract class FailureConformance extends EngineTestBase {
         RuntimeException boom = new RuntimeException("boom");
         pushThrowing(boom, List.of(), List.of(in), "source");
         AtomicBoolean cleanupRan = new AtomicBoolean();
-        engine.pushSync(ctx -> cleanupRan.set(true), Context.cpu(), List.of(in), List.of(log), FnProperty.NO_SKIP, 0, "cleanup");
+        engine.pushSync(ctx -> cleanupRan.set(true), opContext(), List.of(in), List.of(log), FnProperty.NO_SKIP, 0, "cleanup");
         engine.waitForVar(log);
         assertTrue(cleanupRan.get());
         assertSame(boom, assertThrows(EngineException.class, () -> engine.waitForVar(in)).getCause());
@@ -138,12 +147,12 @@ public abstract class FailureConformance extends EngineTestBase {
         VarHandle w = engine.newVariable("w");
         engine.pushSync(ctx -> {
             throw new OutOfMemoryError("simulated");
-        }, Context.cpu(), List.of(), List.of(w), FnProperty.NORMAL, 0, "oom");
+        }, opContext(), List.of(), List.of(w), FnProperty.NORMAL, 0, "oom");
         assertTrue(assertThrows(EngineException.class, () -> engine.waitForVar(w)).getCause() instanceof OutOfMemoryError);
         // The workers are alive: many more ops still run.
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 100; i++) {
-            engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(), List.of(engine.newVariable()));
+            engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(), List.of(engine.newVariable()));
         }
         engine.waitForAll();
         assertEquals(100, ran.get());
@@ -153,7 +162,7 @@ public abstract class FailureConformance extends EngineTestBase {
     void asyncFailFromAnotherThreadIsAFailure() {
         VarHandle v = engine.newVariable("v");
         IOException boom = new IOException("remote");
-        engine.pushAsync((ctx, done) -> CompletableFuture.runAsync(() -> done.fail(boom)), Context.cpu(), List.of(), List.of(v),
+        engine.pushAsync((ctx, done) -> CompletableFuture.runAsync(() -> done.fail(boom)), opContext(), List.of(), List.of(v),
                 FnProperty.ASYNC, 0, "remote-call");
         EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(v));
         assertSame(boom, e.getCause());
@@ -167,7 +176,7 @@ public abstract class FailureConformance extends EngineTestBase {
         engine.pushAsync((ctx, done) -> {
             cb.set(done);
             done.complete();
-        }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "twice");
+        }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "twice");
         engine.waitForVar(v);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> cb.get().complete());
         assertTrue(e.getMessage().contains("twice") && e.getMessage().contains("already completed"), e.getMessage());
@@ -182,7 +191,7 @@ public abstract class FailureConformance extends EngineTestBase {
         engine.pushAsync((ctx, done) -> {
             done.complete();
             throw new RuntimeException("after");
-        }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "complete-then-throw");
+        }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "complete-then-throw");
         assertDoesNotThrow(() -> engine.waitForVar(v));
         assertEquals(1, v.version());
     }

@@ -25,6 +25,9 @@
  *
  * <h2>Device back ends</h2>
  * A device module runs {@link org.depengine.testkit.PrimitiveConformance} by extending it and naming its
- * device.
+ * device. It runs the engine suites with ops on its device through an
+ * {@link org.depengine.testkit.EngineUnderTest} whose setup lists the device among its contexts: the
+ * randomized workloads spread their ops over all of them, and {@link org.depengine.testkit.FailureConformance}
+ * pushes every op to the first ({@code device-cuda}'s {@code CudaConformanceTest} lists {@code cuda:0} first).
  */
 package org.depengine.testkit;

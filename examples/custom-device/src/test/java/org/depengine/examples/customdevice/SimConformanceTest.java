@@ -4,13 +4,16 @@ import java.util.List;
 import org.depengine.api.Context;
 import org.depengine.testkit.EngineSetup;
 import org.depengine.testkit.EngineUnderTest;
+import org.depengine.testkit.FailureConformance;
 import org.depengine.testkit.OrderingConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
  * The engines' shared ordering suite with ops spread over the plugin's devices and the CPU: every op
  * on {@code sim:N} is done only when its lane's completion marker has run on the lane's thread, so
- * this checks that asynchronous completion through a third-party device keeps the serial result.
+ * this checks that asynchronous completion through a third-party device keeps the serial result; and
+ * the failure suite with its ops on {@code sim:0}, the first context, as {@code device-cuda}'s
+ * {@code CudaConformanceTest} runs it on {@code cuda:0}.
  */
 class SimConformanceTest {
     @Nested
@@ -22,6 +25,9 @@ class SimConformanceTest {
 
         @Nested
         class Ordering extends OrderingConformance { }
+
+        @Nested
+        class Failure extends FailureConformance { }
     }
 
     @Nested
@@ -33,5 +39,8 @@ class SimConformanceTest {
 
         @Nested
         class Ordering extends OrderingConformance { }
+
+        @Nested
+        class Failure extends FailureConformance { }
     }
 }
