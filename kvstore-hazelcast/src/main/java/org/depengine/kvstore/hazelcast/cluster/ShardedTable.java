@@ -28,7 +28,7 @@ import org.depengine.kvstore.hazelcast.state.KeyState;
 import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
-import org.depengine.kvstore.hazelcast.state.Rounds;
+import org.depengine.kvstore.spi.Rounds;
 import org.depengine.kvstore.hazelcast.state.Reply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -5,9 +5,10 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.nio.FloatBuffer;
-import org.depengine.kvstore.Updater;
 import java.util.Map;
 import java.util.TreeMap;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.spi.Rounds;
 
 /**
  * One key's (or one chunk's) state, kept on the member that owns its partition and on one backup.

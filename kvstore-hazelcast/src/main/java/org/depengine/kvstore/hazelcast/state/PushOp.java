@@ -4,6 +4,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
 import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.spi.Rounds;
 
 /**
  * One rank's contribution to a key's chunk. {@code dist_sync}: it fills the rank's slot of round
