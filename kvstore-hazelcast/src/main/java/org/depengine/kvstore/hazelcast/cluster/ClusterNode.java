@@ -71,8 +71,9 @@ public final class ClusterNode {
         c.setProperty("hazelcast.client.invocation.timeout.seconds",
                 Long.toString(Math.max(1, s.timeout().toSeconds())));
         c.getNetworkConfig().setAddresses(s.members());
+        // Connecting is joining: bounded as a member's join is, not by the (minutes-long) call timeout.
         c.getConnectionStrategyConfig().getConnectionRetryConfig()
-                .setClusterConnectTimeoutMillis(s.timeout().toMillis());
+                .setClusterConnectTimeoutMillis(s.joinTimeout().toMillis());
         c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
         return c;
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
@@ -21,7 +22,9 @@ import org.depengine.kvstore.hazelcast.state.Reply;
 /**
  * The reads of a {@link ShardedTable} that wait for their round: each is re-issued on every entry event
  * of its chunk (this class is the table's entry listener) until the owner answers with the value or an
- * error, or until no event came for the timeout. Event-driven, never polled. Thread-safe.
+ * error, or until no event came for the timeout. Event-driven, never polled. A read that completes
+ * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
+ * cancelled tasks), so its value is held only by its caller. Thread-safe.
  */
 final class PendingReads implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
     /** Builds the failure of a read, naming the key, the call and the cause. */
@@ -38,7 +41,8 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
 
     /**
      * @param map the table's map, read by entry processors on the keys' owners
-     * @param timer runs the timeouts; a read started after it shut down fails at once
+     * @param timer runs the timeouts, removing cancelled tasks at once; a read started after it shut down
+     *     fails at once
      * @param failure builds a read's failure
      * @param closedBecause why the table is closed, or null while it is open
      */
@@ -103,6 +107,8 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         private boolean dirty;
         private String lastWhy = "no answer yet";
         private long deadline;
+        /** The pending timeout check; cancelled when the read completes (it holds the waiter, so the value). */
+        private ScheduledFuture<?> timeoutTask;
 
         Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
             this.chunkKey = chunkKey;
@@ -122,6 +128,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                 if (list != null) {
                     list.remove(this);
                 }
+                cancelTimeout();
             });
             attempt();
         }
@@ -135,9 +142,16 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             deadline = System.nanoTime() + timeout.toNanos();
         }
 
+        private synchronized void cancelTimeout() {
+            if (timeoutTask != null) {
+                timeoutTask.cancel(false);
+                timeoutTask = null;
+            }
+        }
+
         private void scheduleTimeout(long delayMs) {
             try {
-                timer.schedule(() -> {
+                ScheduledFuture<?> task = timer.schedule(() -> {
                     long left;
                     synchronized (this) {
                         left = deadline - System.nanoTime();
@@ -152,6 +166,12 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                                 + lastWhy());
                     }
                 }, delayMs, TimeUnit.MILLISECONDS);
+                synchronized (this) {
+                    timeoutTask = task;
+                }
+                if (future.isDone()) {
+                    cancelTimeout(); // completed while this task was being scheduled
+                }
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
             }

@@ -16,9 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
@@ -64,7 +63,8 @@ public final class ShardedTable implements AutoCloseable {
     private final int chunkFloats;
     private final Duration timeout;
     private final Duration joinTimeout;
-    private final ScheduledExecutorService timer;
+    /** Every call's timeout; cancelled tasks are removed at once, so a completed call's value is not held. */
+    private final ScheduledThreadPoolExecutor timer;
     private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
     private final PendingReads reads;
@@ -96,11 +96,12 @@ public final class ShardedTable implements AutoCloseable {
         String name = ClusterNode.MAP_PREFIX + settings.storeName();
         map = hz.getMap(name);
         ranks = hz.getMap(name + ".ranks");
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "kvstore-" + settings.storeName() + "-rank" + rank);
             t.setDaemon(true);
             return t;
         });
+        timer.setRemoveOnCancelPolicy(true);
         reads = new PendingReads(map, timer, (key, what, cause) -> failure(key, what, cause, null), () -> closedBecause);
         mapListener = map.addEntryListener(reads, false);
         CountDownLatch allJoined = new CountDownLatch(1);
