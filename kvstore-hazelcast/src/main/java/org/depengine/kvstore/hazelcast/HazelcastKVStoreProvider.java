@@ -73,7 +73,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
      * Opens a store of {@code type} on a Hazelcast instance the caller already runs (a member or a
      * client configured with {@link org.depengine.kvstore.hazelcast.cluster.ClusterNode}'s settings, or at
      * least its serialization factory); the store leaves the instance running when closed. Several
-     * stores of one job (one {@code storeName}) must each have their own instance: ranks are mapped to
+     * stores of one job (one {@code jobId}) must each have their own instance: ranks are mapped to
      * instances.
      *
      * @throws NullPointerException if an argument is null

@@ -2,52 +2,129 @@ package org.depengine.kvstore.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hazelcast.client.Client;
+import com.hazelcast.client.ClientListener;
 import com.hazelcast.core.HazelcastInstance;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
+import com.hazelcast.map.IMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A worker that is a client ({@code mode=client}) of a separate cluster (here one member in this JVM, as KVServer runs). */
+/**
+ * Workers that are clients ({@code mode=client}) of a separate, long-lived cluster (here one member in
+ * this JVM, as KVServer runs), and jobs that follow each other on it: each job's maps are its own.
+ */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ClientModeTest {
+    private final TestCluster cluster = new TestCluster(1);
+    private HazelcastInstance member;
+
+    @BeforeEach
+    void startMember() {
+        member = cluster.startMembers(1, Map.of()).get(0);
+    }
+
+    @AfterEach
+    void stopMember() {
+        member.shutdown();
+    }
+
     @Test
     void aClientWorkerPushesAndPullsThroughTheClusterItConnectsTo() {
-        TestCluster cluster = new TestCluster(1);
-        HazelcastInstance member = cluster.startMembers(1, Map.of()).get(0);
-        try (Engine engine = Engine.create("perdevice");
-             KVStore kv = KVStore.open(engine, "dist_sync", cluster.storeSettings(0, Map.of("mode", "client",
-                     "numWorkers", "1")))) {
-            assertEquals("dist_sync", kv.type());
-            kv.setUpdater(Updater.sgd(0.5f));
-            DeviceArray w = WorkerKillTest.array(engine, "w");
-            WorkerKillTest.write(engine, w, 2);
-            kv.init("k", w);
-            WorkerKillTest.write(engine, w, 1);
-            kv.push("k", w);
-            DeviceArray out = WorkerKillTest.array(engine, "out");
-            kv.pull("k", out);
-            ByteBuffer host = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            engine.pushSync(rc -> ChildWorker.memcpy().deviceToHost(rc.stream(), out.buffer(), 0, host), Context.cpu(),
-                    List.of(out.var()), List.of(engine.newVariable("read")), FnProperty.NORMAL, 0, "read");
-            engine.waitForAll(Duration.ofSeconds(60));
-            float[] got = new float[4];
-            host.asFloatBuffer().get(got);
-            assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, got);
-            assertEquals(1, member.getCluster().getMembers().size(), "the client is not a member");
-        } finally {
-            member.shutdown();
+        assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, job(Map.of(), 2), "2 - 0.5 · 1");
+        assertEquals(1, member.getCluster().getMembers().size(), "the client is not a member");
+    }
+
+    /**
+     * The issue's second bullet: job 2 on the same cluster, with the same (default) job id, once job 1
+     * has closed, starts from its own init (it used to pull job 1's weights, 1.5, silently); a job's maps
+     * are gone once its last worker closed.
+     */
+    @Test
+    void aSecondJobStartsFromItsOwnInitNotFromTheWeightsOfTheJobBefore() {
+        assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, job(Map.of(), 2), "job 1: 2 - 0.5 · 1");
+        assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of(), 10), "job 2: 10 - 0.5 · 1");
+        assertEquals(List.of(), kvMaps(), "a job's maps are destroyed when its last worker closes");
+    }
+
+    /**
+     * A job whose worker crashed leaves its maps; a new job with the same job id is refused, naming the
+     * store and what to do, and runs with a new job id.
+     */
+    @Test
+    void aJobOnMapsLeftByACrashedJobIsRefusedNamingTheStoreAndANewJobId() throws Exception {
+        CountDownLatch gone = new CountDownLatch(1);
+        member.getClientService().addClientListener(new ClientListener() {
+            @Override
+            public void clientConnected(Client client) {
+            }
+
+            @Override
+            public void clientDisconnected(Client client) {
+                gone.countDown();
+            }
+        });
+        KVStoreSettings settings = settings(Map.of());
+        HazelcastInstance crashing = ClusterNode.start(ClusterSettings.from(settings));
+        try (Engine engine = Engine.create("perdevice")) {
+            KVStore job1 = HazelcastKVStoreProvider.open(engine, "dist_sync", settings, crashing);
+            runRound(engine, job1, 2);
+            crashing.getLifecycleService().terminate(); // no close: its maps and its rank stay
+            assertTrue(gone.await(30, TimeUnit.SECONDS), "the member never saw the crashed client leave");
+            job1.close();
         }
+        KVStoreException refused = assertThrows(KVStoreException.class, () -> job(Map.of(), 10));
+        String m = refused.getMessage();
+        assertTrue(m.contains("store 'default'") && m.contains("earlier job") && m.contains("new job id")
+                && m.contains("depengine.kvstore.jobId"), m);
+        assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of("jobId", "job-2"), 10), "with a new job id");
+    }
+
+    /** One client worker's job: init {@code k} with {@code init}, push 1 with SGD(0.5), pull; then close. */
+    private float[] job(Map<String, String> extra, float init) {
+        try (Engine engine = Engine.create("perdevice");
+             KVStore kv = KVStore.open(engine, "dist_sync", settings(extra))) {
+            assertEquals("dist_sync", kv.type());
+            return runRound(engine, kv, init);
+        }
+    }
+
+    private KVStoreSettings settings(Map<String, String> extra) {
+        Map<String, String> p = new java.util.HashMap<>(Map.of("mode", "client", "numWorkers", "1"));
+        p.putAll(extra);
+        return cluster.storeSettings(0, p);
+    }
+
+    private static float[] runRound(Engine engine, KVStore kv, float init) {
+        kv.setUpdater(Updater.sgd(0.5f));
+        DeviceArray w = WorkerKillTest.array(engine, "w");
+        WorkerKillTest.write(engine, w, init);
+        kv.init("k", w);
+        WorkerKillTest.write(engine, w, 1);
+        kv.push("k", w);
+        DeviceArray out = WorkerKillTest.array(engine, "out");
+        kv.pull("k", out);
+        return ChildWorker.read(engine, out);
+    }
+
+    private List<String> kvMaps() {
+        return member.getDistributedObjects().stream().filter(o -> o instanceof IMap<?, ?>)
+                .map(o -> o.getName()).filter(n -> n.startsWith(ClusterNode.MAP_PREFIX)).toList();
     }
 }

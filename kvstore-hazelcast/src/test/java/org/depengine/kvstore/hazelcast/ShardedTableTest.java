@@ -47,7 +47,7 @@ class ShardedTableTest {
         String name = info.getTestMethod().orElseThrow().getName();
         return TestCluster.parallel(N, r -> {
             Map<String, String> p = new java.util.HashMap<>(extra);
-            p.put("storeName", name);
+            p.put("jobId", name);
             ClusterSettings s = cluster.settings(r, p);
             return new ShardedTable(members.get(r), s, r, N, async);
         });

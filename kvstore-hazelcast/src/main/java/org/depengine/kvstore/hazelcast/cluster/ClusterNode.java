@@ -18,7 +18,7 @@ import org.depengine.kvstore.hazelcast.state.StateFactory;
  * removed within seconds (a killed process is usually noticed at once, by its closed connections).
  */
 public final class ClusterNode {
-    /** The maps of every store: {@code depengine.kv.<store name>}. */
+    /** The maps of every store: {@code depengine.kv.<job id>} and {@code depengine.kv.<job id>.ranks}. */
     public static final String MAP_PREFIX = "depengine.kv.";
 
     private ClusterNode() {

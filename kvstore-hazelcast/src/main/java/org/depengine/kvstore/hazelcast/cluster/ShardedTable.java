@@ -12,23 +12,29 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
 import org.depengine.kvstore.hazelcast.state.KeyOp;
 import org.depengine.kvstore.hazelcast.state.KeyState;
+import org.depengine.kvstore.hazelcast.state.LiveEndpoints;
 import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
-import org.depengine.kvstore.spi.Rounds;
 import org.depengine.kvstore.hazelcast.state.Reply;
+import org.depengine.kvstore.spi.Rounds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,13 +52,24 @@ import org.slf4j.LoggerFactory;
  * complete because a worker left the cluster (this class tells the owners, from its membership
  * listener).
  *
- * <p>Thread-safe. Rounds are the caller's: the {@code r}-th push of a key by this rank is round {@code r}.
+ * <p>One job, one table: the maps are named by the job id. Opening a table whose maps hold the state
+ * of an earlier job (no rank in them is registered by a live worker) is refused; a worker that closes
+ * normally ends its part in every round to come (they complete without it), marks its rank closed (so
+ * the others do not report it as lost when its member leaves), and the last one to close destroys the
+ * maps.
+ *
+ * <p>Thread-safe. Rounds are the caller's ({@link Rounds}).
  */
 public final class ShardedTable implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardedTable.class);
     private static final char CHUNK = '#';
     /** The key barriers are rounds of: a name no user key can clash with (they are never empty strings with NUL). */
     private static final String BARRIER = "\u0000barrier";
+    /**
+     * What a worker that closed normally leaves in its rank's entry, before its id: positive evidence for
+     * the others, whereas an entry that is gone may have been lost with its member's partitions.
+     */
+    private static final String CLOSED = "closed ";
 
     private final HazelcastInstance hz;
     private final IMap<String, KeyState> map;
@@ -72,14 +89,20 @@ public final class ShardedTable implements AutoCloseable {
     private final UUID mapListener;
     private final UUID ranksListener;
     private final UUID membershipListener;
+    private final String jobId;
+    private final String clusterName;
+    /** This worker's registration in {@link #ranks}, once made: what a normal close removes. */
+    private volatile String registeredAs;
+    private final AtomicBoolean closing = new AtomicBoolean();
     private volatile String closedBecause;
 
     /**
-     * Joins the table {@code settings.storeName()} as {@code rank} of {@code workers} and waits (up to the
+     * Joins the table {@code settings.jobId()} as {@code rank} of {@code workers} and waits (up to the
      * timeout) until every rank has joined.
      *
-     * @throws IllegalArgumentException if the rank is out of range or taken by a live member
-     * @throws KVStoreException if not every rank joined within the timeout
+     * @throws IllegalArgumentException if the rank is out of range or taken by a live worker
+     * @throws KVStoreException if the maps hold an earlier job's state, or not every rank joined within the
+     *     join timeout
      */
     public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async) {
         if (workers < 1 || rank < 0 || rank >= workers) {
@@ -93,11 +116,13 @@ public final class ShardedTable implements AutoCloseable {
         this.chunkFloats = settings.chunkFloats();
         this.timeout = settings.timeout();
         this.joinTimeout = settings.joinTimeout();
-        String name = ClusterNode.MAP_PREFIX + settings.storeName();
+        this.jobId = settings.jobId();
+        this.clusterName = settings.clusterName();
+        String name = ClusterNode.MAP_PREFIX + settings.jobId();
         map = hz.getMap(name);
         ranks = hz.getMap(name + ".ranks");
         timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "kvstore-" + settings.storeName() + "-rank" + rank);
+            Thread t = new Thread(r, "kvstore-" + settings.jobId() + "-rank" + rank);
             t.setDaemon(true);
             return t;
         });
@@ -113,7 +138,13 @@ public final class ShardedTable implements AutoCloseable {
         }, true);
         membershipListener = hz.getCluster().addMembershipListener(new Membership());
         UUID me = hz.getLocalEndpoint().getUuid();
-        register(me);
+        try {
+            refuseAnEarlierJobsState();
+            register(me);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         for (Map.Entry<Integer, String> e : ranks.entrySet()) {
             rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
         }
@@ -124,7 +155,7 @@ public final class ShardedTable implements AutoCloseable {
             if (!allJoined.await(settings.joinTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 close();
                 throw new KVStoreException(null, rank, "only ranks " + ranks.keySet() + " of " + workers
-                        + " workers joined table '" + settings.storeName() + "' within " + settings.joinTimeout().toMillis()
+                        + " workers joined table '" + settings.jobId() + "' within " + settings.joinTimeout().toMillis()
                         + " ms; start the others with the same depengine.kvstore.members and clusterName", null);
             }
         } catch (InterruptedException e) {
@@ -135,17 +166,51 @@ public final class ShardedTable implements AutoCloseable {
         init(BARRIER, new float[0]);
     }
 
-    private void register(UUID me) {
-        String previous = ranks.putIfAbsent(rank, me.toString());
-        if (previous == null || previous.equals(me.toString())) {
+    /**
+     * Refuses maps that hold state while no rank in them belongs to a live worker: an earlier job's, left
+     * by workers that crashed (a job whose workers all close normally destroys its maps). A rank
+     * registered by a live worker means the job is running: this worker joins it (a restarted one rejoins).
+     */
+    private void refuseAnEarlierJobsState() {
+        Map<Integer, String> registered = new TreeMap<>(ranks);
+        if (registered.isEmpty() && map.isEmpty()) {
             return;
         }
-        boolean live = hz.getCluster().getMembers().stream().anyMatch(m -> m.getUuid().toString().equals(previous));
-        if (live) {
-            throw new IllegalArgumentException("rank " + rank + " is already taken by member " + previous
-                    + ": give each worker its own depengine.kvstore.rank");
+        Set<String> live = liveEndpoints();
+        if (registered.values().stream().anyMatch(live::contains)) {
+            return;
         }
-        ranks.put(rank, me.toString()); // left over from a worker that is gone
+        throw new KVStoreException(null, rank, "store '" + jobId + "' on cluster '" + clusterName + "' (maps '"
+                + map.getName() + "' and '" + ranks.getName() + "') holds the state of an earlier job: "
+                + (registered.isEmpty() ? "keys, and no worker registered" : "ranks " + registered.keySet()
+                + " were registered by workers that are gone")
+                + "; start this job with a new job id (depengine.kvstore.jobId)", null);
+    }
+
+    /** The ids of the live members and clients, asked of a member (only members see the clients). */
+    private Set<String> liveEndpoints() {
+        try {
+            return new HashSet<>(hz.getExecutorService("depengine.liveness").submit(new LiveEndpoints())
+                    .get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, rank, "interrupted while listing the cluster's workers", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KVStoreException(null, rank, "cannot list the live workers of cluster '" + clusterName + "'", e);
+        }
+    }
+
+    private void register(UUID me) {
+        String previous = ranks.putIfAbsent(rank, me.toString());
+        if (previous != null && !previous.equals(me.toString())) {
+            if (liveEndpoints().contains(previous)) {
+                throw new IllegalArgumentException("rank " + rank + " of job '" + jobId + "' is already taken by the live "
+                        + "worker " + previous + ": give each worker its own depengine.kvstore.rank (and each job its own "
+                        + "depengine.kvstore.jobId)");
+            }
+            ranks.put(rank, me.toString()); // left by a worker of this job that is gone: a restarted worker rejoins
+        }
+        registeredAs = me.toString();
     }
 
     /** This worker's rank. */
@@ -305,7 +370,7 @@ public final class ShardedTable implements AutoCloseable {
                     "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             f.whenComplete((r, e) -> t.cancel(false));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             f.completeExceptionally(failure(key, what, "the store is closing", null));
         }
         return f;
@@ -330,10 +395,14 @@ public final class ShardedTable implements AutoCloseable {
                 return;
             }
             String reason = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
-            LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
             // Off Hazelcast's event thread: the calls below go to the keys' owners.
             timer.execute(() -> {
                 try {
+                    if ((CLOSED + m.getUuid()).equals(ranks.get(lost))) {
+                        LOG.debug("rank {}: rank {} closed normally before its member {} left", rank, lost, m.getAddress());
+                        return;
+                    }
+                    LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
                     onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
                             .exceptionally(err -> {
                                 LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
@@ -349,13 +418,25 @@ public final class ShardedTable implements AutoCloseable {
     }
 
     /**
-     * Stops listening and fails the reads still waiting ("table closed"). The Hazelcast instance is the
-     * caller's to shut down. Idempotent.
+     * Leaves the job (see the class comment: this worker's rounds to come complete without it, its rank
+     * is marked closed, the last worker destroys the maps), then stops listening and fails the reads still
+     * waiting ("table closed"). The Hazelcast instance is the caller's to shut down. Idempotent; a
+     * table whose cluster is gone closes too (the leaving is bounded by the join timeout, then logged).
      */
     @Override
     public void close() {
-        if (closedBecause != null) {
+        if (!closing.compareAndSet(false, true)) {
             return;
+        }
+        if (registeredAs != null) {
+            try {
+                timer.submit(this::leave).get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("rank {}: interrupted while leaving job '{}'", rank, jobId);
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+                LOG.warn("rank {}: could not leave job '{}' cleanly (its maps may stay): {}", rank, jobId, e.toString());
+            }
         }
         closedBecause = "the store was closed";
         reads.failAll(closedBecause);
@@ -367,6 +448,21 @@ public final class ShardedTable implements AutoCloseable {
             LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
         }
         timer.shutdownNow();
+    }
+
+    /** A normal close's part in the cluster: end this rank's rounds to come, mark the rank closed, destroy the maps if last. */
+    private Void leave() throws Exception {
+        if (!async) {
+            onAllKeys(RankOp.endOfData(workers, false, rank, Integer.MAX_VALUE), "end of data at close", false)
+                    .get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        ranks.replace(rank, registeredAs, CLOSED + registeredAs);
+        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED))) {
+            LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
+            map.destroy();
+            ranks.destroy();
+        }
+        return null;
     }
 
     @FunctionalInterface
