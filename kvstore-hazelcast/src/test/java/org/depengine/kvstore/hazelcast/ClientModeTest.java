@@ -96,6 +96,31 @@ class ClientModeTest {
         assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of("jobId", "job-2"), 10), "with a new job id");
     }
 
+    /**
+     * A risk from reading the code, confirmed: a client's rank was taken over by a second client with
+     * the same rank (only members were checked for liveness). It is refused, naming the rank.
+     */
+    @Test
+    void aSecondClientWithTheRankOfALiveClientIsRefused() throws Exception {
+        CountDownLatch registered = new CountDownLatch(1);
+        member.getMap(ClusterNode.MAP_PREFIX + "default.ranks").addEntryListener(
+                (com.hazelcast.map.listener.EntryAddedListener<Object, Object>) e -> registered.countDown(), false);
+        Map<String, String> twoWorkers = Map.of("numWorkers", "2", "joinTimeoutMs", "8000");
+        try (Engine e1 = Engine.create("perdevice"); Engine e2 = Engine.create("perdevice")) {
+            java.util.concurrent.CompletableFuture<KVStore> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> KVStore.open(e1, "dist_sync", settings(twoWorkers)));
+            assertTrue(registered.await(30, TimeUnit.SECONDS), "the first client never registered its rank");
+            IllegalArgumentException taken = assertThrows(IllegalArgumentException.class,
+                    () -> KVStore.open(e2, "dist_sync", settings(twoWorkers)));
+            assertTrue(taken.getMessage().contains("rank 0") && taken.getMessage().contains("already taken"),
+                    taken.getMessage());
+            // the first one still waits for a rank 1 that never comes
+            java.util.concurrent.ExecutionException alone = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> first.get(60, TimeUnit.SECONDS));
+            assertTrue(alone.getCause().getMessage().contains("only ranks [0] of 2"), alone.getCause().getMessage());
+        }
+    }
+
     /** One client worker's job: init {@code k} with {@code init}, push 1 with SGD(0.5), pull; then close. */
     private float[] job(Map<String, String> extra, float init) {
         try (Engine engine = Engine.create("perdevice");

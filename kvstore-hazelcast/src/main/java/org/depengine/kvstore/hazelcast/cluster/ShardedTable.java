@@ -153,10 +153,12 @@ public final class ShardedTable implements AutoCloseable {
         }
         try {
             if (!allJoined.await(settings.joinTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                close();
-                throw new KVStoreException(null, rank, "only ranks " + ranks.keySet() + " of " + workers
-                        + " workers joined table '" + settings.jobId() + "' within " + settings.joinTimeout().toMillis()
-                        + " ms; start the others with the same depengine.kvstore.members and clusterName", null);
+                KVStoreException e = new KVStoreException(null, rank, "only ranks " + new TreeMap<>(ranks).keySet() + " of "
+                        + workers + " workers joined table '" + settings.jobId() + "' within "
+                        + settings.joinTimeout().toMillis() + " ms; start the others with the same "
+                        + "depengine.kvstore.members, clusterName and jobId", null);
+                close(); // after the message: leaving may destroy the maps
+                throw e;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
