@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * completes from Hazelcast's callbacks, so no caller's thread waits on the network.
  *
  * <p>Keys live in an {@code IMap} sharded over the members by partition; a key longer than
- * {@code chunkFloats} is split into chunks (map keys {@code key#0}, {@code key#1}, ...) that hash to
- * different partitions. Every change to a key runs as an entry processor on its owner.
+ * {@code chunkFloats} is split into chunks (map keys {@code key#0}, {@code key#1}, ..., with {@code \}
+ * and {@code #} in the key escaped) that hash to different partitions. Every change to a key runs as an entry processor on its owner.
  *
  * <p>A read that is not ready yet (its round has not completed, or the init has not landed) waits
  * for the map's entry events on that key and is retried on each: event-driven, never polled. It
@@ -472,13 +472,20 @@ public final class ShardedTable implements AutoCloseable {
         void accept(String chunkKey, int offset, int length);
     }
 
+    /**
+     * Calls {@code action} with the map key, offset and length of each chunk of {@code key}. The map key
+     * of a key kept whole is the key with {@code \} and {@code #} escaped by a {@code \}; a chunk's is
+     * that, {@code #} and the chunk's number. So no user key can name another key's chunk ({@code w#1}
+     * is not chunk 1 of {@code w}).
+     */
     private void forEachChunk(String key, int length, ChunkAction action) {
+        String escaped = key.replace("\\", "\\\\").replace("#", "\\#");
         if (length <= chunkFloats) {
-            action.accept(key, 0, length);
+            action.accept(escaped, 0, length);
             return;
         }
         for (int c = 0, off = 0; off < length; c++, off += chunkFloats) {
-            action.accept(key + CHUNK + c, off, Math.min(chunkFloats, length - off));
+            action.accept(escaped + CHUNK + c, off, Math.min(chunkFloats, length - off));
         }
     }
 

@@ -48,6 +48,8 @@ public final class KeyState implements IdentifiedDataSerializable {
     boolean async;
     /** A shape mismatch seen on a push that arrived before the init, reported to pulls. */
     String error;
+    /** dist_async, per rank: the round of its last push taken in, so a retried call is taken in once. */
+    long[] lastPushed;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -57,6 +59,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         this.workers = workers;
         this.endedPeriod = new int[workers];
         java.util.Arrays.fill(endedPeriod, -1);
+        this.lastPushed = new long[workers];
     }
 
     boolean initialised() {
@@ -163,6 +166,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeString(error);
         out.writeObject(updater);
         out.writeBoolean(async);
+        out.writeLongArray(lastPushed);
     }
 
     @Override
@@ -189,5 +193,6 @@ public final class KeyState implements IdentifiedDataSerializable {
         error = in.readString();
         updater = in.readObject();
         async = in.readBoolean();
+        lastPushed = in.readLongArray();
     }
 }
