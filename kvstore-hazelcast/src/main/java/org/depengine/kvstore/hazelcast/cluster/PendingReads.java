@@ -22,7 +22,10 @@ import org.depengine.kvstore.hazelcast.state.Reply;
 /**
  * The reads of a {@link ShardedTable} that wait for their round: each is re-issued on every entry event
  * of its chunk (this class is the table's entry listener) until the owner answers with the value or an
- * error, or until no event came for the timeout. Event-driven, never polled. A read that completes
+ * error, or until the key showed no progress for the timeout. Event-driven, with a backstop: every
+ * {@value #RECHECK_MS} ms a waiting read is re-issued too (Hazelcast drops events when its event queue
+ * is full), and the read at the deadline is the last: a dropped event never fails a read that could
+ * succeed. A read that completes
  * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
  * cancelled tasks), so its value is held only by its caller. Thread-safe.
  */
@@ -32,6 +35,9 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     interface Failure {
         KVStoreException of(String key, String what, String cause);
     }
+
+    /** How often a waiting read is re-issued without an event, at most. */
+    static final long RECHECK_MS = 1000;
 
     private final IMap<String, KeyState> map;
     private final ScheduledExecutorService timer;
@@ -105,9 +111,11 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         final CompletableFuture<float[]> future = new CompletableFuture<>();
         private boolean inFlight;
         private boolean dirty;
+        /** The deadline has passed: a read that finds no progress fails. */
+        private boolean lastChance;
         private String lastWhy = "no answer yet";
         private long deadline;
-        /** The pending timeout check; cancelled when the read completes (it holds the waiter, so the value). */
+        /** The periodic re-read and timeout check; cancelled when the read completes (it holds the waiter, so the value). */
         private ScheduledFuture<?> timeoutTask;
 
         Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
@@ -122,7 +130,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
             touch();
-            scheduleTimeout(timeout.toMillis());
+            scheduleRechecks();
             future.whenComplete((v, e) -> {
                 List<Waiter> list = waiters.get(chunkKey);
                 if (list != null) {
@@ -149,23 +157,11 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             }
         }
 
-        private void scheduleTimeout(long delayMs) {
+        /** Starts the periodic re-read (a backstop for dropped events) that also ends the wait at the timeout. */
+        private void scheduleRechecks() {
+            long every = Math.max(1, Math.min(RECHECK_MS, timeout.toMillis()));
             try {
-                ScheduledFuture<?> task = timer.schedule(() -> {
-                    long left;
-                    synchronized (this) {
-                        left = deadline - System.nanoTime();
-                    }
-                    if (future.isDone()) {
-                        return;
-                    }
-                    if (left > 0) {
-                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
-                    } else {
-                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
-                                + lastWhy());
-                    }
-                }, delayMs, TimeUnit.MILLISECONDS);
+                ScheduledFuture<?> task = timer.scheduleWithFixedDelay(this::recheck, every, every, TimeUnit.MILLISECONDS);
                 synchronized (this) {
                     timeoutTask = task;
                 }
@@ -175,6 +171,21 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
             }
+        }
+
+        /**
+         * Reads again, as an event would: Hazelcast drops entry events when its event queue is full, and a
+         * read that waited only for events would then fail at the timeout though its round completed.
+         * Past the deadline this is the last read: if it is still not ready, the read fails.
+         */
+        private void recheck() {
+            synchronized (this) {
+                if (future.isDone()) {
+                    return;
+                }
+                lastChance = System.nanoTime() - deadline >= 0;
+            }
+            attempt();
         }
 
         void attempt() {
@@ -195,12 +206,18 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             }
             map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
                 boolean again;
+                boolean expired = false;
                 synchronized (this) {
                     inFlight = false;
                     again = dirty;
                     dirty = false;
                     if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        if (!reply.message().equals(lastWhy)) {
+                            deadline = System.nanoTime() + timeout.toNanos(); // progress seen without its event
+                            lastChance = false;
+                        }
                         lastWhy = reply.message();
+                        expired = lastChance && !again;
                     }
                 }
                 if (err != null) {
@@ -209,6 +226,8 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                     future.complete(reply.value());
                 } else if (reply.status() == Reply.Status.ERROR) {
                     fail(reply.message());
+                } else if (expired) {
+                    fail("no progress on the key for " + timeout.toMillis() + " ms: " + lastWhy());
                 } else if (again) {
                     attempt();
                 }

@@ -47,8 +47,9 @@ import org.slf4j.LoggerFactory;
  * and {@code #} in the key escaped) that hash to different partitions. Every change to a key runs as an entry processor on its owner.
  *
  * <p>A read that is not ready yet (its round has not completed, or the init has not landed) waits
- * for the map's entry events on that key and is retried on each: event-driven, never polled. It
- * fails after the timeout, or as soon as the key's owner reports that the round can no longer
+ * for the map's entry events on that key and is retried on each (and, as a backstop for events
+ * Hazelcast drops, every second: {@link PendingReads}). It fails once the key has shown no progress
+ * for the timeout, or as soon as the key's owner reports that the round can no longer
  * complete because a worker left the cluster (this class tells the owners, from its membership
  * listener).
  *
