@@ -63,9 +63,10 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     /**
      * Starts reading {@code chunkKey} with {@code op} until it is ready.
      *
-     * @return completes with the chunk's value, or exceptionally with the {@link Failure}'s exception
+     * @return completes with the owner's answer (the chunk's value and its round), or exceptionally with
+     *     the {@link Failure}'s exception
      */
-    CompletableFuture<float[]> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+    CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
         Waiter w = new Waiter(chunkKey, op, key, what, timeout);
         w.start();
         return w.future;
@@ -108,7 +109,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         final String key;
         final String what;
         final Duration timeout;
-        final CompletableFuture<float[]> future = new CompletableFuture<>();
+        final CompletableFuture<Reply> future = new CompletableFuture<>();
         private boolean inFlight;
         private boolean dirty;
         /** The deadline has passed: a read that finds no progress fails. */
@@ -223,7 +224,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                 if (err != null) {
                     fail(err.toString());
                 } else if (reply.status() == Reply.Status.OK) {
-                    future.complete(reply.value());
+                    future.complete(reply);
                 } else if (reply.status() == Reply.Status.ERROR) {
                     fail(reply.message());
                 } else if (expired) {

@@ -8,6 +8,7 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -283,9 +284,17 @@ public final class ShardedTable implements AutoCloseable {
         return pull(key, round, label, timeout);
     }
 
+    /**
+     * Reads every chunk of {@code key} as of {@code round}. In {@code dist_sync} the chunks must answer at
+     * one round: a chunk can be ahead of another (a worker lost after pushing only some chunks of a
+     * round, or rounds going on after this worker's end of data), and its parts would make a value no
+     * round ever had. Then every chunk is read again as of the newest round: they catch up, or the
+     * lagging chunk's owner fails the read (naming the lost worker).
+     */
     private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
         int len = requireLength(key, -1, "pull");
         float[] out = new float[len];
+        long[] rounds = new long[Math.max(1, (len + chunkFloats - 1) / chunkFloats)]; // one per chunk (a barrier's 0 floats: 1)
         String what = "pull " + label;
         String closed = closedBecause;
         if (closed != null) {
@@ -294,9 +303,18 @@ public final class ShardedTable implements AutoCloseable {
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> {
             parts.add(reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)
-                    .thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
+                    .thenAccept(reply -> {
+                        System.arraycopy(reply.value(), 0, out, off, n);
+                        rounds[off / chunkFloats] = reply.round();
+                    }));
         });
-        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> out);
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            long newest = Arrays.stream(rounds).max().orElse(round);
+            if (asyncFor(key) || Arrays.stream(rounds).allMatch(r -> r == newest)) {
+                return CompletableFuture.completedFuture(out);
+            }
+            return pull(key, newest, label, waitTimeout);
+        });
     }
 
     /**

@@ -17,6 +17,7 @@ import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.hazelcast.state.InitOp;
 import org.depengine.kvstore.hazelcast.state.KeyState;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
+import org.depengine.kvstore.hazelcast.state.Reply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,12 +47,12 @@ class PendingReadsTest {
             IMap<String, KeyState> map = hz.getMap(ClusterNode.MAP_PREFIX + "job");
             PendingReads reads = new PendingReads(map, timer,
                     (key, what, cause) -> new KVStoreException(key, 0, what + ": " + cause, null), () -> null);
-            CompletableFuture<float[]> read = reads.read("k", new ReadOp("k", 0, 1, false, 0), "k", "pull round 0",
+            CompletableFuture<Reply> read = reads.read("k", new ReadOp("k", 0, 1, false, 0), "k", "pull round 0",
                     Duration.ofSeconds(30));
             // Submitted after the read's first try, to the same partition from this thread: it runs after
             // it, so that try answers "not ready", and the init's event reaches no one.
             map.submitToKey("k", new InitOp("k", 0, 1, false, new float[] {4, 2})).toCompletableFuture().join();
-            assertArrayEquals(new float[] {4, 2}, read.get(10, TimeUnit.SECONDS), "the read of the landed init");
+            assertArrayEquals(new float[] {4, 2}, read.get(10, TimeUnit.SECONDS).value(), "the read of the landed init");
         } finally {
             timer.shutdownNow();
             hz.shutdown();
