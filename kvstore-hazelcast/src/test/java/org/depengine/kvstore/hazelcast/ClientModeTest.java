@@ -121,6 +121,41 @@ class ClientModeTest {
         }
     }
 
+    /**
+     * A risk from reading the code, confirmed: a client worker that died was never named (a membership
+     * listener sees members only), so the others' pulls waited for the call timeout. The members see the
+     * client leave and fail its open rounds, naming its rank, within seconds.
+     */
+    @Test
+    void aClientWorkerThatDiesFailsTheOthersPendingPullNamingItsRankWithinSeconds() throws Exception {
+        Map<String, String> rank0 = Map.of("numWorkers", "2", "timeoutMs", "60000");
+        Map<String, String> rank1 = Map.of("numWorkers", "2", "timeoutMs", "60000", "rank", "1");
+        HazelcastInstance dying = ClusterNode.start(ClusterSettings.from(settings(rank1)));
+        try (Engine e0 = Engine.create("perdevice"); Engine e1 = Engine.create("perdevice")) {
+            List<KVStore> stores = TestCluster.parallel(2, r -> r == 0
+                    ? KVStore.open(e0, "dist_sync", settings(rank0))
+                    : HazelcastKVStoreProvider.open(e1, "dist_sync", settings(rank1), dying));
+            DeviceArray w0 = WorkerKillTest.array(e0, "w0");
+            DeviceArray w1 = WorkerKillTest.array(e1, "w1");
+            WorkerKillTest.write(e0, w0, 1);
+            stores.get(0).init("fc1.w", w0);
+            WorkerKillTest.write(e1, w1, 1);
+            stores.get(1).init("fc1.w", w1);
+            stores.get(0).push("fc1.w", w0);
+            stores.get(0).pull("fc1.w", w0); // round 1: rank 1 never pushes it
+            long t0 = System.nanoTime();
+            dying.getLifecycleService().terminate();
+            org.depengine.api.EngineException e = assertThrows(org.depengine.api.EngineException.class,
+                    () -> e0.waitForVar(w0.var(), java.time.Duration.ofSeconds(30)));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            String m = e.getCause() instanceof KVStoreException kv ? kv.getMessage() : "not a lost worker: " + e.getMessage();
+            assertTrue(m.contains("worker rank 1") && m.contains("fc1.w") && m.contains("round 1"), m);
+            assertTrue(seconds < 15, "the loss took " + seconds + " s to surface: " + m);
+            stores.get(0).close();
+            stores.get(1).close();
+        }
+    }
+
     /** One client worker's job: init {@code k} with {@code init}, push 1 with SGD(0.5), pull; then close. */
     private float[] job(Map<String, String> extra, float init) {
         try (Engine engine = Engine.create("perdevice");
@@ -130,6 +165,7 @@ class ClientModeTest {
         }
     }
 
+    /** A client worker's settings: rank 0 of one worker unless {@code extra} says otherwise. */
     private KVStoreSettings settings(Map<String, String> extra) {
         Map<String, String> p = new java.util.HashMap<>(Map.of("mode", "client", "numWorkers", "1"));
         p.putAll(extra);

@@ -20,14 +20,25 @@ import org.depengine.kvstore.hazelcast.state.StateFactory;
 public final class ClusterNode {
     /** The maps of every store: {@code depengine.kv.<job id>} and {@code depengine.kv.<job id>.ranks}. */
     public static final String MAP_PREFIX = "depengine.kv.";
+    /** The suffix of a job's map of ranks (rank → the id of the worker that holds it). */
+    public static final String RANKS_SUFFIX = ".ranks";
 
     private ClusterNode() {
     }
 
     /** Starts an embedded member or a client, as {@code settings} say; returns once it has joined. */
     public static HazelcastInstance start(ClusterSettings settings) {
-        return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings))
-                : Hazelcast.newHazelcastInstance(memberConfig(settings));
+        return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings)) : startMember(settings);
+    }
+
+    /**
+     * Starts a member (of a worker, or of a separate cluster, as {@code KVServer} runs), which also
+     * reports client workers that leave without closing their store as lost ({@link ClientLossReporter}).
+     */
+    public static HazelcastInstance startMember(ClusterSettings settings) {
+        HazelcastInstance hz = Hazelcast.newHazelcastInstance(memberConfig(settings));
+        hz.getClientService().addClientListener(new ClientLossReporter(hz));
+        return hz;
     }
 
     /** The configuration of a member: also what a separate cluster's members must run with. */

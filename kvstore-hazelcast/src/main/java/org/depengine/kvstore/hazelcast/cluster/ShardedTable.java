@@ -122,7 +122,7 @@ public final class ShardedTable implements AutoCloseable {
         this.clusterName = settings.clusterName();
         String name = ClusterNode.MAP_PREFIX + settings.jobId();
         map = hz.getMap(name);
-        ranks = hz.getMap(name + ".ranks");
+        ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
         timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "kvstore-" + settings.jobId() + "-rank" + rank);
             t.setDaemon(true);
