@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
@@ -203,6 +204,25 @@ class ShardedTableTest {
         t.get(1).push("w", 2, new float[] {4}, Updater.sum()).join();
         assertArrayEquals(new float[] {9}, t.get(0).pull("w", 0).join(), "2 + 3 + 4, each once");
         t.forEach(ShardedTable::close);
+    }
+
+    /** Deliver 7 of issue 26: workers of one job that count different numbers of workers. */
+    @Test
+    void aWorkerWithAnotherNumberOfWorkersIsRefusedAtOpenNamingBoth(TestInfo info) throws Exception {
+        String job = info.getTestMethod().orElseThrow().getName();
+        java.util.concurrent.CountDownLatch counted = new java.util.concurrent.CountDownLatch(1);
+        members.get(0).getMap(ClusterNode.MAP_PREFIX + job + ".shared").addEntryListener(
+                (com.hazelcast.map.listener.EntryAddedListener<Object, Object>) e -> counted.countDown(), false);
+        Map<String, String> p = Map.of("jobId", job, "joinTimeoutMs", "3000");
+        java.util.concurrent.CompletableFuture<ShardedTable> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new ShardedTable(members.get(0), cluster.settings(0, p), 0, 2, false));
+        assertTrue(counted.await(30, java.util.concurrent.TimeUnit.SECONDS), "the first worker never set the job's count");
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> new ShardedTable(members.get(1), cluster.settings(1, p), 1, 3, false));
+        assertTrue(refused.getMessage().contains("numWorkers=3") && refused.getMessage().contains("numWorkers=2")
+                && refused.getMessage().contains("rank 1"), refused.getMessage());
+        // the first one waits for a rank 1 of 2 that never comes
+        assertThrows(java.util.concurrent.CompletionException.class, first::join);
     }
 
     @Test

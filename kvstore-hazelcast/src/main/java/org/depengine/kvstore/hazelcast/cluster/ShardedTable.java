@@ -76,6 +76,8 @@ public final class ShardedTable implements AutoCloseable {
     private final HazelcastInstance hz;
     private final IMap<String, KeyState> map;
     private final IMap<Integer, String> ranks;
+    /** The job's settings that every worker must share, set by the first worker to open: numWorkers. */
+    private final IMap<String, Integer> shared;
     private final int rank;
     private final int workers;
     private final boolean async;
@@ -123,6 +125,7 @@ public final class ShardedTable implements AutoCloseable {
         String name = ClusterNode.MAP_PREFIX + settings.jobId();
         map = hz.getMap(name);
         ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
+        shared = hz.getMap(name + ".shared");
         timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "kvstore-" + settings.jobId() + "-rank" + rank);
             t.setDaemon(true);
@@ -142,6 +145,7 @@ public final class ShardedTable implements AutoCloseable {
         UUID me = hz.getLocalEndpoint().getUuid();
         try {
             refuseAnEarlierJobsState();
+            refuseAnotherNumberOfWorkers();
             register(me);
         } catch (RuntimeException e) {
             close();
@@ -189,6 +193,16 @@ public final class ShardedTable implements AutoCloseable {
                 + (registered.isEmpty() ? "keys, and no worker registered" : "ranks " + registered.keySet()
                 + " were registered by workers that are gone")
                 + "; start this job with a new job id (depengine.kvstore.jobId)", null);
+    }
+
+    /** Every worker of a job counts the same workers: a mismatch would size the keys' rounds differently. */
+    private void refuseAnotherNumberOfWorkers() {
+        Integer first = shared.putIfAbsent("numWorkers", workers);
+        if (first != null && first != workers) {
+            throw new IllegalArgumentException("rank " + rank + " opened job '" + jobId + "' with numWorkers=" + workers
+                    + ", but the workers that opened it first have numWorkers=" + first
+                    + ": give every worker of a job the same depengine.kvstore.numWorkers");
+        }
     }
 
     /** The ids of the live members and clients, asked of a member (only members see the clients). */
@@ -482,6 +496,7 @@ public final class ShardedTable implements AutoCloseable {
             LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
             map.destroy();
             ranks.destroy();
+            shared.destroy();
         }
         return null;
     }
