@@ -95,7 +95,7 @@ public class KVStoreThroughput {
                 Engine e = Engine.create("perdevice");
                 engines.add(e);
                 KVStoreSettings s = KVStoreSettings.builder().members(members.toString()).rank(r).numWorkers(workers)
-                        .clusterName(cluster).port(ports.get(r)).timeoutMs(60_000).set("portCount", "1").build();
+                        .clusterName(cluster).port(ports.get(r)).set("portCount", "1").build();
                 opening.add(CompletableFuture.supplyAsync(() -> KVStore.open(e, "dist_sync", s)));
             }
             int floats = bytes / 4;

@@ -186,8 +186,6 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 .members(members).rank(rank).numWorkers(workers).clusterName(cluster)
                 .port(Integer.parseInt(own.substring(own.lastIndexOf(':') + 1)))
                 .set("portCount", "1")
-                // A pull waits for the slowest worker's push: generous on a shared machine.
-                .timeoutMs(Long.getLong("depengine.kvstore.timeoutMs", 30_000))
                 .build();
     }
 

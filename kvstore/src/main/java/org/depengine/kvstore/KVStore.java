@@ -33,6 +33,11 @@ import org.depengine.api.device.DeviceArray;
  *   key run in call order (a pull sees every earlier push of this worker to that key: in {@code local}
  *   and {@code dist_async} at least those, in {@code dist_sync} the whole round of every worker). Calls
  *   on different keys are independent.</li>
+ *   <li>Every call ({@code init}, {@code push}, {@code pull}, {@code pushPull}, {@code endOfData},
+ *   {@code barrier}) decides its round and its place in the key's order when it is called, on the
+ *   calling thread, never when its ops run. So any sequence of calls that is valid without waits gives
+ *   the values it gives with {@code engine().waitForAll()} after every call: MXNet's
+ *   {@code push(k); pull(k); barrier()} with no wait pulls the round of that push.</li>
  *   <li>{@code priority} is passed to every op pushed for the call: higher runs first among ready ops
  *   of a priority pool (as MXNet, pass minus the layer index so that the first layer's weights come
  *   back first).</li>
@@ -196,7 +201,10 @@ public interface KVStore extends AutoCloseable {
      * Blocks until every worker has called {@code barrier()} as many times as this one (at once for
      * {@code local}). It is a rendezvous of workers, not a fence on the engine: it neither waits for nor
      * orders this worker's pushed ops, whose order comes from variables (pull after the barrier to see
-     * values). It also ends an {@link #endOfData()} period: this worker may push again.
+     * values). The calls made before it belong to the period it ends and those made after it to the
+     * next, whenever their ops run: a pull called just before it (no wait) is of this worker's last
+     * round, one called just after it sees every round of the ended period ({@code dist_sync}). It also
+     * ends an {@link #endOfData()} period: this worker may push again.
      *
      * @throws IllegalStateException if the store is closed
      * @throws KVStoreException if a worker is lost or the barrier times out (naming the ranks missing)

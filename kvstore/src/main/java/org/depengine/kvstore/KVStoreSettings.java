@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  *   cluster's members (distributed stores); empty lets the implementation use its loopback default</td></tr>
  *   <tr><td>{@code rank}</td><td>0</td><td>this worker's rank, in [0, numWorkers)</td></tr>
  *   <tr><td>{@code numWorkers}</td><td>1</td><td>the number of workers, ≥ 1</td></tr>
- *   <tr><td>{@code timeoutMs}</td><td>{@value #DEFAULT_TIMEOUT_MS}</td><td>the bound on one remote call
- *   (and on cluster formation and barriers), ≥ 1</td></tr>
+ *   <tr><td>{@code timeoutMs}</td><td>{@value #DEFAULT_TIMEOUT_MS}</td><td>a last resort: the longest
+ *   one remote call waits for an answer, and a pull for progress on its key, before its op fails (a
+ *   lost worker fails the calls that need it sooner); minutes by default, so that a slow worker (a GC
+ *   pause, an evaluation, a checkpoint) is waited for, ≥ 1</td></tr>
  *   <tr><td>{@code mode}</td><td>{@code embedded}</td><td>{@code embedded}: the worker's process is a
  *   member of the cluster; {@code client}: it connects to a separate cluster</td></tr>
  *   <tr><td>{@code clusterName}</td><td>{@value #DEFAULT_CLUSTER_NAME}</td><td>the cluster's name (workers
@@ -77,8 +79,8 @@ public final class KVStoreSettings {
     public static final List<String> NAMES = List.of(MEMBERS, RANK, NUM_WORKERS, TIMEOUT_MS, MODE, CLUSTER_NAME, PORT,
             SPLIT_FLOATS, BACKUPS);
 
-    /** Default {@code timeoutMs}. */
-    public static final long DEFAULT_TIMEOUT_MS = 5000;
+    /** Default {@code timeoutMs}: 5 minutes, a last resort (a slow worker is waited for). */
+    public static final long DEFAULT_TIMEOUT_MS = 300_000;
     /** Default {@code clusterName}. */
     public static final String DEFAULT_CLUSTER_NAME = "depengine";
     /** Default {@code port}. */

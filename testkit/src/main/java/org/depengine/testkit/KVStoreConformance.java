@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.EngineException;
@@ -50,7 +52,8 @@ public abstract class KVStoreConformance extends EngineTestBase {
     private final List<KVStore> opened = new ArrayList<>();
     /** The extra engines of multi-worker cases, closed after the stores. */
     private final List<Engine> extraEngines = new ArrayList<>();
-    private final List<DeviceBuffer> buffers = new ArrayList<>();
+    /** Synchronized: workers' threads allocate arrays too. */
+    private final List<DeviceBuffer> buffers = Collections.synchronizedList(new ArrayList<>());
 
     /**
      * Opens one store per engine, all of one store (one cluster): worker {@code i} has rank {@code i},
@@ -827,18 +830,161 @@ public abstract class KVStoreConformance extends EngineTestBase {
         joinBounded(first);
     }
 
+    /**
+     * MXNet's loop with no wait at all: every worker calls {@code push(k); pull(k); barrier()}. The pull
+     * is of the round this worker's push made (decided at the call, not when its ops run), so it sees
+     * every worker's push of that round ({@code dist_async}: at least its own), and the barrier after it
+     * neither blocks the pull nor changes its round.
+     */
+    @Test
+    void aPullCalledBeforeABarrierWithNoWaitSeesTheRoundOfItsPush() {
+        assumeTrue(maxWorkers() >= 2, "this store has a single worker");
+        List<KVStore> stores = openWorkers(2);
+        List<DeviceArray> outs = new ArrayList<>();
+        for (KVStore s : stores) {
+            s.setUpdater(Updater.sum());
+            init(s, "w", Context.cpu(), new float[] {1});
+            outs.add(array(s.engine(), Context.cpu(), 1, "out" + s.rank()));
+        }
+        Read[] reads = new Read[2]; // written by the worker threads, read after they are joined
+        eachWorker(stores, s -> {
+            DeviceArray g = array(s.engine(), Context.cpu(), 1, "g" + s.rank());
+            write(s.engine(), g, new float[] {10 * (s.rank() + 1)});
+            s.push("w", g);
+            s.pull("w", outs.get(s.rank()));
+            reads[s.rank()] = readLater(s.engine(), outs.get(s.rank()));
+            s.barrier();
+        });
+        for (KVStore s : stores) {
+            float got = reads[s.rank()].get()[0];
+            if (synchronousRounds()) {
+                assertEquals(31, got, "rank " + s.rank() + ": the round of both pushes");
+            } else {
+                float own = 1 + 10 * (s.rank() + 1);
+                assertTrue(got == own || got == 31, "rank " + s.rank() + " pulled " + got + ", expected " + own + " or 31");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the no-wait contract
+
+    /**
+     * Random programs of {@code init}, {@code push}, {@code pull}, {@code pushPull}, {@code endOfData} and
+     * {@code barrier} calls on as many workers as the store has (up to 3), each worker's calls made on a
+     * thread of its own with no wait at all, give the values of a serial model ({@link NoWaitProgram}):
+     * every call decides its round when it is made. Two seeds here, 25 with
+     * {@code -Ddepengine.test.long=true}.
+     */
+    @Test
+    void callsMadeWithNoWaitsGiveTheValuesOfTheSerialModel() {
+        int seeds = Boolean.getBoolean("depengine.test.long") ? 25 : 2;
+        for (long seed = 1; seed <= seeds; seed++) {
+            runWithNoWaits(seed);
+        }
+    }
+
+    private void runWithNoWaits(long seed) {
+        int workers = Math.min(3, maxWorkers());
+        NoWaitProgram program = NoWaitProgram.generate(seed, workers, synchronousRounds());
+        List<KVStore> stores = openWorkers(workers);
+        int keys = NoWaitProgram.LENGTHS.length;
+        DeviceArray[][] values = new DeviceArray[workers][keys];
+        DeviceArray[][] outs = new DeviceArray[workers][keys];
+        for (KVStore s : stores) {
+            s.setUpdater(Updater.sum());
+            for (int k = 0; k < keys; k++) {
+                Context c = devices().get((s.rank() + k) % devices().size());
+                values[s.rank()][k] = array(s.engine(), c, NoWaitProgram.LENGTHS[k], "value" + k);
+                outs[s.rank()][k] = array(s.engine(), c, NoWaitProgram.LENGTHS[k], "out" + k);
+            }
+        }
+        List<List<Read>> pulled = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            pulled.add(new ArrayList<>()); // each filled by its worker's thread, read after the threads are joined
+        }
+        eachWorker(stores, s -> {
+            int w = s.rank();
+            for (NoWaitProgram.Call c : program.calls(w)) {
+                String key = "nowait" + c.key();
+                DeviceArray v = c.key() < 0 ? null : values[w][c.key()];
+                DeviceArray out = c.key() < 0 ? null : outs[w][c.key()];
+                switch (c.kind()) {
+                    case INIT -> {
+                        DeviceArray a = array(s.engine(), v.context(), c.data().length, key + ".init");
+                        write(s.engine(), a, c.data());
+                        s.init(key, a);
+                    }
+                    case PUSH -> {
+                        write(s.engine(), v, c.data());
+                        s.push(key, v, c.priority());
+                    }
+                    case PULL -> {
+                        s.pull(key, out, c.priority());
+                        pulled.get(w).add(readLater(s.engine(), out));
+                    }
+                    case PUSH_PULL -> {
+                        write(s.engine(), v, c.data());
+                        s.pushPull(key, List.of(v), List.of(out), c.priority());
+                        pulled.get(w).add(readLater(s.engine(), out));
+                    }
+                    case END_OF_DATA -> s.endOfData();
+                    case BARRIER -> s.barrier();
+                    default -> throw new AssertionError(c);
+                }
+            }
+        });
+        for (int w = 0; w < workers; w++) {
+            List<List<float[]>> expected = program.expectedPulls(w);
+            assertEquals(expected.size(), pulled.get(w).size(), "pulls of rank " + w);
+            for (int i = 0; i < expected.size(); i++) {
+                float[] got = pulled.get(w).get(i).get();
+                assertTrue(expected.get(i).stream().anyMatch(e -> Arrays.equals(e, got)),
+                        "seed " + seed + ", rank " + w + ", pull " + i + " gave " + Arrays.toString(got)
+                                + "; the model allows " + describe(expected.get(i)));
+            }
+        }
+        // Every push has landed once each worker's ops are done (dist_async: a barrier is no fence).
+        for (KVStore s : stores) {
+            s.engine().waitForAll(BOUND);
+        }
+        barrierAll(stores);
+        for (KVStore s : stores) {
+            for (int k = 0; k < keys; k++) {
+                s.pull("nowait" + k, outs[s.rank()][k]);
+                assertArrayEquals(program.finalValue(k), read(s.engine(), outs[s.rank()][k]),
+                        "seed " + seed + ": final value of key " + k + " on rank " + s.rank());
+            }
+        }
+    }
+
+    private static String describe(List<float[]> values) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(values.size(), 5); i++) {
+            sb.append(i == 0 ? "" : " or ").append(Arrays.toString(values.get(i)));
+        }
+        return values.size() > 5 ? sb + " (" + values.size() + " values in all)" : sb.toString();
+    }
+
     /** Calls {@link KVStore#barrier()} on every store at once (one thread each), failing on any error. */
     protected static void barrierAll(List<KVStore> stores) {
+        eachWorker(stores, KVStore::barrier);
+    }
+
+    /**
+     * Runs {@code body} for every store at once, one thread each (a worker's program), and returns when
+     * all have returned (bounded), failing with the first error.
+     */
+    protected static void eachWorker(List<KVStore> stores, Consumer<KVStore> body) {
         List<Thread> threads = new ArrayList<>();
         List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
         for (KVStore s : stores) {
             Thread t = new Thread(() -> {
                 try {
-                    s.barrier();
+                    body.accept(s);
                 } catch (RuntimeException | Error e) {
                     errors.add(e);
                 }
-            }, "barrier-rank" + s.rank());
+            }, "worker-rank" + s.rank());
             t.start();
             threads.add(t);
         }
@@ -851,7 +997,7 @@ public abstract class KVStoreConformance extends EngineTestBase {
             }
         }
         if (!errors.isEmpty()) {
-            throw new AssertionError("barrier failed: " + errors, errors.get(0));
+            throw new AssertionError("a worker failed: " + errors, errors.get(0));
         }
     }
 

@@ -16,6 +16,12 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * own Hazelcast instance (an embedded member, or a client with {@code mode=client}) from the settings
  * and shuts it down when closed; opening returns once every one of {@code numWorkers} workers has joined.
  *
+ * <p>One job, one store: a job's maps are named by its {@code jobId} (the same on every worker).
+ * Opening a store whose maps hold an earlier job's state (no rank in them held by a live worker) throws
+ * a {@link KVStoreException} asking for a new job id; a worker that closes its store normally ends its
+ * part in every later round (they complete without it) and is not reported as lost, and the job's last
+ * worker to close destroys its maps, in client mode too.
+ *
  * <p>Settings read (under {@code depengine.kvstore.}): {@code members}, {@code rank}, {@code numWorkers},
  * {@code timeoutMs}, {@code mode}, {@code clusterName}, {@code port}, {@code splitFloats},
  * {@code backups}, and this module's {@link ClusterSettings#EXTRA_NAMES}.
@@ -73,7 +79,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
      * Opens a store of {@code type} on a Hazelcast instance the caller already runs (a member or a
      * client configured with {@link org.depengine.kvstore.hazelcast.cluster.ClusterNode}'s settings, or at
      * least its serialization factory); the store leaves the instance running when closed. Several
-     * stores of one job (one {@code storeName}) must each have their own instance: ranks are mapped to
+     * stores of one job (one {@code jobId}) must each have their own instance: ranks are mapped to
      * instances.
      *
      * @throws NullPointerException if an argument is null

@@ -1,6 +1,5 @@
 package org.depengine.kvstore.hazelcast;
 
-import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.util.concurrent.CountDownLatch;
 import org.depengine.kvstore.KVStoreSettings;
@@ -23,7 +22,7 @@ public final class KVServer {
      */
     public static void main(String[] args) throws InterruptedException {
         ClusterSettings settings = ClusterSettings.from(KVStoreSettings.fromSystemProperties());
-        HazelcastInstance hz = Hazelcast.newHazelcastInstance(ClusterNode.memberConfig(settings));
+        HazelcastInstance hz = ClusterNode.startMember(settings);
         Runtime.getRuntime().addShutdownHook(new Thread(hz::shutdown, "kvserver-shutdown"));
         new CountDownLatch(1).await();
     }

@@ -2,6 +2,7 @@ package org.depengine.kvstore.hazelcast;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.List;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -51,6 +52,17 @@ public final class ChildWorker {
             b.putFloat(4 * i, v);
         }
         return b;
+    }
+
+    /** Waits for {@code a}'s writes and returns its first 4 floats. */
+    static float[] read(Engine engine, DeviceArray a) {
+        ByteBuffer host = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+        engine.pushSync(rc -> memcpy().deviceToHost(rc.stream(), a.buffer(), 0, host), Context.cpu(),
+                List.of(a.var()), List.of(engine.newVariable("read")), FnProperty.NORMAL, 0, "read");
+        engine.waitForAll(Duration.ofSeconds(60));
+        float[] got = new float[4];
+        host.asFloatBuffer().get(got);
+        return got;
     }
 
     static void push(Engine engine, DeviceArray a, float v) {

@@ -2,52 +2,190 @@ package org.depengine.kvstore.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hazelcast.client.Client;
+import com.hazelcast.client.ClientListener;
 import com.hazelcast.core.HazelcastInstance;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
+import com.hazelcast.map.IMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A worker that is a client ({@code mode=client}) of a separate cluster (here one member in this JVM, as KVServer runs). */
+/**
+ * Workers that are clients ({@code mode=client}) of a separate, long-lived cluster (here one member in
+ * this JVM, as KVServer runs), and jobs that follow each other on it: each job's maps are its own.
+ */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ClientModeTest {
+    private final TestCluster cluster = new TestCluster(1);
+    private HazelcastInstance member;
+
+    @BeforeEach
+    void startMember() {
+        member = cluster.startMembers(1, Map.of()).get(0);
+    }
+
+    @AfterEach
+    void stopMember() {
+        member.shutdown();
+    }
+
     @Test
     void aClientWorkerPushesAndPullsThroughTheClusterItConnectsTo() {
-        TestCluster cluster = new TestCluster(1);
-        HazelcastInstance member = cluster.startMembers(1, Map.of()).get(0);
-        try (Engine engine = Engine.create("perdevice");
-             KVStore kv = KVStore.open(engine, "dist_sync", cluster.storeSettings(0, Map.of("mode", "client",
-                     "numWorkers", "1")))) {
-            assertEquals("dist_sync", kv.type());
-            kv.setUpdater(Updater.sgd(0.5f));
-            DeviceArray w = WorkerKillTest.array(engine, "w");
-            WorkerKillTest.write(engine, w, 2);
-            kv.init("k", w);
-            WorkerKillTest.write(engine, w, 1);
-            kv.push("k", w);
-            DeviceArray out = WorkerKillTest.array(engine, "out");
-            kv.pull("k", out);
-            ByteBuffer host = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
-            engine.pushSync(rc -> ChildWorker.memcpy().deviceToHost(rc.stream(), out.buffer(), 0, host), Context.cpu(),
-                    List.of(out.var()), List.of(engine.newVariable("read")), FnProperty.NORMAL, 0, "read");
-            engine.waitForAll(Duration.ofSeconds(60));
-            float[] got = new float[4];
-            host.asFloatBuffer().get(got);
-            assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, got);
-            assertEquals(1, member.getCluster().getMembers().size(), "the client is not a member");
-        } finally {
-            member.shutdown();
+        assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, job(Map.of(), 2), "2 - 0.5 · 1");
+        assertEquals(1, member.getCluster().getMembers().size(), "the client is not a member");
+    }
+
+    /**
+     * The issue's second bullet: job 2 on the same cluster, with the same (default) job id, once job 1
+     * has closed, starts from its own init (it used to pull job 1's weights, 1.5, silently); a job's maps
+     * are gone once its last worker closed.
+     */
+    @Test
+    void aSecondJobStartsFromItsOwnInitNotFromTheWeightsOfTheJobBefore() {
+        assertArrayEquals(new float[] {1.5f, 1.5f, 1.5f, 1.5f}, job(Map.of(), 2), "job 1: 2 - 0.5 · 1");
+        assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of(), 10), "job 2: 10 - 0.5 · 1");
+        assertEquals(List.of(), kvMaps(), "a job's maps are destroyed when its last worker closes");
+    }
+
+    /**
+     * A job whose worker crashed leaves its maps; a new job with the same job id is refused, naming the
+     * store and what to do, and runs with a new job id.
+     */
+    @Test
+    void aJobOnMapsLeftByACrashedJobIsRefusedNamingTheStoreAndANewJobId() throws Exception {
+        CountDownLatch gone = new CountDownLatch(1);
+        member.getClientService().addClientListener(new ClientListener() {
+            @Override
+            public void clientConnected(Client client) {
+            }
+
+            @Override
+            public void clientDisconnected(Client client) {
+                gone.countDown();
+            }
+        });
+        KVStoreSettings settings = settings(Map.of());
+        HazelcastInstance crashing = ClusterNode.start(ClusterSettings.from(settings));
+        try (Engine engine = Engine.create("perdevice")) {
+            KVStore job1 = HazelcastKVStoreProvider.open(engine, "dist_sync", settings, crashing);
+            runRound(engine, job1, 2);
+            crashing.getLifecycleService().terminate(); // no close: its maps and its rank stay
+            assertTrue(gone.await(30, TimeUnit.SECONDS), "the member never saw the crashed client leave");
+            job1.close();
         }
+        KVStoreException refused = assertThrows(KVStoreException.class, () -> job(Map.of(), 10));
+        String m = refused.getMessage();
+        assertTrue(m.contains("store 'default'") && m.contains("earlier job") && m.contains("new job id")
+                && m.contains("depengine.kvstore.jobId"), m);
+        assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of("jobId", "job-2"), 10), "with a new job id");
+    }
+
+    /**
+     * A risk from reading the code, confirmed: a client's rank was taken over by a second client with
+     * the same rank (only members were checked for liveness). It is refused, naming the rank.
+     */
+    @Test
+    void aSecondClientWithTheRankOfALiveClientIsRefused() throws Exception {
+        CountDownLatch registered = new CountDownLatch(1);
+        member.getMap(ClusterNode.MAP_PREFIX + "default.ranks").addEntryListener(
+                (com.hazelcast.map.listener.EntryAddedListener<Object, Object>) e -> registered.countDown(), false);
+        Map<String, String> twoWorkers = Map.of("numWorkers", "2", "joinTimeoutMs", "8000");
+        try (Engine e1 = Engine.create("perdevice"); Engine e2 = Engine.create("perdevice")) {
+            java.util.concurrent.CompletableFuture<KVStore> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> KVStore.open(e1, "dist_sync", settings(twoWorkers)));
+            assertTrue(registered.await(30, TimeUnit.SECONDS), "the first client never registered its rank");
+            IllegalArgumentException taken = assertThrows(IllegalArgumentException.class,
+                    () -> KVStore.open(e2, "dist_sync", settings(twoWorkers)));
+            assertTrue(taken.getMessage().contains("rank 0") && taken.getMessage().contains("already taken"),
+                    taken.getMessage());
+            // the first one still waits for a rank 1 that never comes
+            java.util.concurrent.ExecutionException alone = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> first.get(60, TimeUnit.SECONDS));
+            assertTrue(alone.getCause().getMessage().contains("only ranks [0] of 2"), alone.getCause().getMessage());
+        }
+    }
+
+    /**
+     * A risk from reading the code, confirmed: a client worker that died was never named (a membership
+     * listener sees members only), so the others' pulls waited for the call timeout. The members see the
+     * client leave and fail its open rounds, naming its rank, within seconds.
+     */
+    @Test
+    void aClientWorkerThatDiesFailsTheOthersPendingPullNamingItsRankWithinSeconds() throws Exception {
+        Map<String, String> rank0 = Map.of("numWorkers", "2", "timeoutMs", "60000");
+        Map<String, String> rank1 = Map.of("numWorkers", "2", "timeoutMs", "60000", "rank", "1");
+        HazelcastInstance dying = ClusterNode.start(ClusterSettings.from(settings(rank1)));
+        try (Engine e0 = Engine.create("perdevice"); Engine e1 = Engine.create("perdevice")) {
+            List<KVStore> stores = TestCluster.parallel(2, r -> r == 0
+                    ? KVStore.open(e0, "dist_sync", settings(rank0))
+                    : HazelcastKVStoreProvider.open(e1, "dist_sync", settings(rank1), dying));
+            DeviceArray w0 = WorkerKillTest.array(e0, "w0");
+            DeviceArray w1 = WorkerKillTest.array(e1, "w1");
+            WorkerKillTest.write(e0, w0, 1);
+            stores.get(0).init("fc1.w", w0);
+            WorkerKillTest.write(e1, w1, 1);
+            stores.get(1).init("fc1.w", w1);
+            stores.get(0).push("fc1.w", w0);
+            stores.get(0).pull("fc1.w", w0); // round 1: rank 1 never pushes it
+            long t0 = System.nanoTime();
+            dying.getLifecycleService().terminate();
+            org.depengine.api.EngineException e = assertThrows(org.depengine.api.EngineException.class,
+                    () -> e0.waitForVar(w0.var(), java.time.Duration.ofSeconds(30)));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            String m = e.getCause() instanceof KVStoreException kv ? kv.getMessage() : "not a lost worker: " + e.getMessage();
+            assertTrue(m.contains("worker rank 1") && m.contains("fc1.w") && m.contains("round 1"), m);
+            assertTrue(seconds < 15, "the loss took " + seconds + " s to surface: " + m);
+            stores.get(0).close();
+            stores.get(1).close();
+        }
+    }
+
+    /** One client worker's job: init {@code k} with {@code init}, push 1 with SGD(0.5), pull; then close. */
+    private float[] job(Map<String, String> extra, float init) {
+        try (Engine engine = Engine.create("perdevice");
+             KVStore kv = KVStore.open(engine, "dist_sync", settings(extra))) {
+            assertEquals("dist_sync", kv.type());
+            return runRound(engine, kv, init);
+        }
+    }
+
+    /** A client worker's settings: rank 0 of one worker unless {@code extra} says otherwise. */
+    private KVStoreSettings settings(Map<String, String> extra) {
+        Map<String, String> p = new java.util.HashMap<>(Map.of("mode", "client", "numWorkers", "1"));
+        p.putAll(extra);
+        return cluster.storeSettings(0, p);
+    }
+
+    private static float[] runRound(Engine engine, KVStore kv, float init) {
+        kv.setUpdater(Updater.sgd(0.5f));
+        DeviceArray w = WorkerKillTest.array(engine, "w");
+        WorkerKillTest.write(engine, w, init);
+        kv.init("k", w);
+        WorkerKillTest.write(engine, w, 1);
+        kv.push("k", w);
+        DeviceArray out = WorkerKillTest.array(engine, "out");
+        kv.pull("k", out);
+        return ChildWorker.read(engine, out);
+    }
+
+    private List<String> kvMaps() {
+        return member.getDistributedObjects().stream().filter(o -> o instanceof IMap<?, ?>)
+                .map(o -> o.getName()).filter(n -> n.startsWith(ClusterNode.MAP_PREFIX)).toList();
     }
 }

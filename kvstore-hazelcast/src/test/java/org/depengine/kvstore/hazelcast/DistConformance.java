@@ -10,7 +10,7 @@ import org.depengine.testkit.KVStoreConformance;
 
 /**
  * The conformance suite on a 3-member loopback cluster formed once per test class; every test's
- * stores use maps of their own ({@code storeName}), on the members 0..n-1.
+ * stores use maps of their own ({@code jobId}), on the members 0..n-1.
  */
 abstract class DistConformance extends KVStoreConformance {
     private static final int MEMBERS = 3;
@@ -53,6 +53,6 @@ abstract class DistConformance extends KVStoreConformance {
         int n = engines.size();
         String name = type() + "-" + STORES.incrementAndGet();
         return TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), type(),
-                cluster.storeSettings(r, Map.of("storeName", name, "numWorkers", Integer.toString(n))), members.get(r)));
+                cluster.storeSettings(r, Map.of("jobId", name, "numWorkers", Integer.toString(n))), members.get(r)));
     }
 }

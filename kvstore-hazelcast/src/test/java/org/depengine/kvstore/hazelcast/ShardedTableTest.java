@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
@@ -47,7 +48,7 @@ class ShardedTableTest {
         String name = info.getTestMethod().orElseThrow().getName();
         return TestCluster.parallel(N, r -> {
             Map<String, String> p = new java.util.HashMap<>(extra);
-            p.put("storeName", name);
+            p.put("jobId", name);
             ClusterSettings s = cluster.settings(r, p);
             return new ShardedTable(members.get(r), s, r, N, async);
         });
@@ -145,6 +146,20 @@ class ShardedTableTest {
         t.forEach(ShardedTable::close);
     }
 
+    /**
+     * A risk from reading the code, confirmed: a user key {@code name#1} was stored under the map key of
+     * chunk 1 of a split key {@code name}, so the two shared one value.
+     */
+    @Test
+    void aKeyNamedLikeAChunkOfASplitKeyIsAKeyOfItsOwn(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "4"));
+        initAll(t, "w", new float[] {1, 1, 1, 1, 2, 2, 2, 2});
+        initAll(t, "w#1", new float[] {7, 7, 7, 7});
+        assertArrayEquals(new float[] {7, 7, 7, 7}, t.get(1).pull("w#1", 0).join(), "the key 'w#1'");
+        assertArrayEquals(new float[] {1, 1, 1, 1, 2, 2, 2, 2}, t.get(1).pull("w", 0).join(), "the split key 'w'");
+        t.forEach(ShardedTable::close);
+    }
+
     @Test
     void endOfDataLetsTheOtherRanksFinishTheirRounds(TestInfo info) {
         List<ShardedTable> t = tables(info, false, Map.of());
@@ -172,6 +187,42 @@ class ShardedTableTest {
         t.get(2).push("w", 1, new float[] {3}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {-5}, t.get(0).pull("w", 0).join());
         t.forEach(ShardedTable::close);
+    }
+
+    /**
+     * A risk from reading the code, confirmed: {@code dist_async} applied a push as often as it arrived,
+     * so a call that Hazelcast retries on the key's new owner (its first try applied there through the
+     * backup) counted twice. Each rank's push of a round is applied once.
+     */
+    @Test
+    void aRetriedAsyncPushIsAppliedOnce(TestInfo info) {
+        List<ShardedTable> t = tables(info, true, Map.of());
+        initAll(t, "w", new float[] {0});
+        t.get(1).push("w", 1, new float[] {2}, Updater.sum()).join();
+        t.get(1).push("w", 1, new float[] {2}, Updater.sum()).join(); // the same call again
+        t.get(2).push("w", 1, new float[] {3}, Updater.sum()).join();
+        t.get(1).push("w", 2, new float[] {4}, Updater.sum()).join();
+        assertArrayEquals(new float[] {9}, t.get(0).pull("w", 0).join(), "2 + 3 + 4, each once");
+        t.forEach(ShardedTable::close);
+    }
+
+    /** Deliver 7 of issue 26: workers of one job that count different numbers of workers. */
+    @Test
+    void aWorkerWithAnotherNumberOfWorkersIsRefusedAtOpenNamingBoth(TestInfo info) throws Exception {
+        String job = info.getTestMethod().orElseThrow().getName();
+        java.util.concurrent.CountDownLatch counted = new java.util.concurrent.CountDownLatch(1);
+        members.get(0).getMap(ClusterNode.MAP_PREFIX + job + ".shared").addEntryListener(
+                (com.hazelcast.map.listener.EntryAddedListener<Object, Object>) e -> counted.countDown(), false);
+        Map<String, String> p = Map.of("jobId", job, "joinTimeoutMs", "3000");
+        java.util.concurrent.CompletableFuture<ShardedTable> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new ShardedTable(members.get(0), cluster.settings(0, p), 0, 2, false));
+        assertTrue(counted.await(30, java.util.concurrent.TimeUnit.SECONDS), "the first worker never set the job's count");
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> new ShardedTable(members.get(1), cluster.settings(1, p), 1, 3, false));
+        assertTrue(refused.getMessage().contains("numWorkers=3") && refused.getMessage().contains("numWorkers=2")
+                && refused.getMessage().contains("rank 1"), refused.getMessage());
+        // the first one waits for a rank 1 of 2 that never comes
+        assertThrows(java.util.concurrent.CompletionException.class, first::join);
     }
 
     @Test

@@ -45,6 +45,8 @@ import org.slf4j.LoggerFactory;
  *                  send     reads k.mergedVar  writes k.storeVar   {@link #send}(k, round)
  *                  check    reads k.storeVar   (NO_SKIP)           {@link #skippedSend}(k, round) if send was skipped
  *                           (only if {@link #reportsSkippedPushes()})
+ * endOfData(), barrier():
+ *                  end      (none)             writes every k.storeVar {@link #endPeriod}(period)  (only if {@link #endsPeriods()})
  * pull(k, outs):   fetch    (none)             writes k.storeVar   {@link #fetch}(k, round)   (if {@link #pullFetches()})
  *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
  * </pre>
@@ -54,14 +56,18 @@ import org.slf4j.LoggerFactory;
  * and run independently. No op ever blocks a thread on the network: {@code send}, {@code fetch} and
  * {@code sendInit} are {@link AsyncFn}s that start the call and complete from its callback.
  *
- * <h2>Rounds</h2>
- * Each push of a key gets the next round number of that key on this worker, assigned at the call:
- * round 0 is the {@code init}, the first push is round 1. A pull asks for the round of this worker's
- * last push to that key (0 before any): in {@code dist_sync}, {@link #fetch} completes once that round's
- * update has landed, which is how a pull sees the whole round; in {@code dist_async} the round is
- * informational. Round numbers are per key and per worker; an implementation that lets workers skip
- * rounds ({@link #endOfData()}) reconciles them itself in {@link #doBarrier()}: exchange every worker's
- * {@link Key#rounds()} at the barrier and {@link Key#advanceRoundsTo} the highest.
+ * <h2>Rounds, decided at the call</h2>
+ * Every call decides its round on the calling thread, before it pushes its ops, and carries it into
+ * them: when the ops run never changes what they do, so a sequence of calls made with no waits gives
+ * the values it gives with a wait after every call. A round ({@link Rounds}) is a period and an index:
+ * the period counts this worker's {@link #barrier()} calls; a push gets the next index of its key in
+ * the current period (from 1); a pull reads the round of this worker's last push of the key in the
+ * current period, or, before any, index 0 of the period (every round of the periods before), or
+ * round 0 (the init) in the period the key was initialised in. In {@code dist_sync}, {@link #fetch}
+ * completes once that round's update has landed, which is how a pull sees the whole round; in
+ * {@code dist_async} and {@code local} the round is informational. {@code endOfData()} and
+ * {@code barrier()} push an op after every op of this worker's keys that calls {@link #endPeriod}
+ * (when {@link #endsPeriods()}): the rounds of that period complete without this worker from then on.
  *
  * <h2>Failures</h2>
  * A hook fails its op by calling {@code done.fail(cause)} or by throwing; the base class wraps the cause
@@ -87,10 +93,13 @@ public abstract class AbstractKVStore implements KVStore {
     private final StoreOps ops;
     /** Calls hold the read side while they check the state and push ops; close takes the write side. */
     private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
-    private final Object updaterLock = new Object();
+    /** Guards the call-time state below against concurrent calls: updater, pushed, period, endOfData. */
+    private final Object callLock = new Object();
     private volatile boolean closed;
     private volatile boolean pushed;
     private volatile boolean endOfData;
+    /** The number of {@link #barrier()} calls so far: the period of the next call's rounds. */
+    private volatile int period;
     private volatile Updater updater;
 
     /**
@@ -168,6 +177,28 @@ public abstract class AbstractKVStore implements KVStore {
     }
 
     /**
+     * Told that this worker has no more data for {@code period}: the period's rounds complete without
+     * it (uneven batch counts). Called only if {@link #endsPeriods()}, from an op that writes every
+     * key's {@link Key#storeVar()} (so after every earlier op of this worker's keys), pushed by
+     * {@link #endOfData()} and by {@link #barrier()} (for the period the barrier ends). The default
+     * completes at once.
+     *
+     * @param done to be called exactly once, from any thread
+     * @throws Exception to fail the op (only if {@code done} was not called)
+     */
+    protected void endPeriod(int period, CallbackOnComplete done) throws Exception {
+        done.complete();
+    }
+
+    /**
+     * Whether {@link #endOfData()} and {@link #barrier()} push the op that calls {@link #endPeriod}.
+     * False by default; a distributed sync store returns true.
+     */
+    protected boolean endsPeriods() {
+        return false;
+    }
+
+    /**
      * Whether a pull needs a {@link #fetch} before copying {@link Key#stored()} out. True by default; a
      * local store, whose {@link #send} already updates {@code stored}, returns false.
      */
@@ -184,12 +215,11 @@ public abstract class AbstractKVStore implements KVStore {
         return FnProperty.ASYNC;
     }
 
-    /** The rendezvous of {@link #barrier()}; called with the store open, on the caller's thread. */
+    /**
+     * The rendezvous of {@link #barrier()}; called on the caller's thread after the barrier's period
+     * ended (its {@link #endPeriod} op is pushed and later calls are in the next period).
+     */
     protected abstract void doBarrier();
-
-    /** Told of {@link #endOfData()} (once per period); the default does nothing. */
-    protected void onEndOfData() {
-    }
 
     /**
      * Releases the implementation's resources (connections, members); called once by {@link #close()},
@@ -272,7 +302,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             ensureOpen("init");
-            Key k = new Key(engine, key, (int) value.length());
+            Key k = new Key(engine, key, (int) value.length(), period);
             keys.add(k);
             ops.init(k, value, memcpy);
         } finally {
@@ -285,8 +315,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             Key k = checked("push", key, values, "values");
-            checkMayPush("push", key);
-            ops.push(k, values, priority);
+            ops.push(k, nextRound("push", k), values, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -297,7 +326,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             Key k = checked("pull", key, outs, "outs");
-            ops.pull(k, outs, priority);
+            ops.pull(k, k.lastRound(period), outs, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -309,21 +338,23 @@ public abstract class AbstractKVStore implements KVStore {
         try {
             Key k = checked("pushPull", key, values, "values");
             checked("pushPull", key, outs, "outs");
-            checkMayPush("pushPull", key);
-            ops.push(k, values, priority);
-            ops.pull(k, outs, priority);
+            long round = nextRound("pushPull", k);
+            ops.push(k, round, values, priority);
+            ops.pull(k, round, outs, priority);
         } finally {
             gate.readLock().unlock();
         }
     }
 
-    private void checkMayPush(String call, String key) {
-        if (endOfData) {
-            throw new IllegalStateException("cannot " + call + " key '" + key + "': rank " + rank()
-                    + " signalled endOfData(); call barrier() before pushing again");
-        }
-        synchronized (updaterLock) {
-            pushed = true; // under the same lock as setUpdater's check: no push slips past a late setUpdater
+    /** The round of a push called now, after checking that this worker may push. */
+    private long nextRound(String call, Key k) {
+        synchronized (callLock) { // as setUpdater's check and barrier's new period: no push slips past either
+            if (endOfData) {
+                throw new IllegalStateException("cannot " + call + " key '" + k.name() + "': rank " + rank()
+                        + " signalled endOfData(); call barrier() before pushing again");
+            }
+            pushed = true;
+            return k.nextRound(period);
         }
     }
 
@@ -333,7 +364,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             ensureOpen("setUpdater");
-            synchronized (updaterLock) {
+            synchronized (callLock) {
                 if (pushed) {
                     throw new IllegalStateException("setUpdater(" + updater + ") after the first push on this " + type
                             + " store: set the updater before pushing");
@@ -347,17 +378,39 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void barrier() {
-        ensureOpen("barrier");
+        gate.readLock().lock(); // not held in the rendezvous: close() must not wait for the other workers
+        try {
+            ensureOpen("barrier");
+            synchronized (callLock) {
+                pushEndPeriod(period, "barrier");
+                period++;
+                endOfData = false;
+            }
+        } finally {
+            gate.readLock().unlock();
+        }
         doBarrier();
-        endOfData = false;
     }
 
     @Override
     public final void endOfData() {
-        ensureOpen("endOfData");
-        if (!endOfData) {
-            endOfData = true;
-            onEndOfData();
+        gate.readLock().lock();
+        try {
+            ensureOpen("endOfData");
+            synchronized (callLock) {
+                if (!endOfData) {
+                    endOfData = true;
+                    pushEndPeriod(period, "endOfData");
+                }
+            }
+        } finally {
+            gate.readLock().unlock();
+        }
+    }
+
+    private void pushEndPeriod(int p, String call) {
+        if (endsPeriods()) {
+            ops.endPeriod(keys.sorted(), p, call);
         }
     }
 

@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Engine;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
-import org.depengine.kvstore.KVStore;
 
 /**
  * One key: its name, length, variables and host arrays. The arrays are for the hooks, which run in
@@ -24,12 +23,16 @@ public final class Key {
     private final ByteBuffer stored;
     private final ByteBuffer merged;
     private final Map<String, Staging> staging = new ConcurrentHashMap<>();
+    /** The period of this worker's last push of the key, or of its init before any push. */
+    private int period;
+    /** This worker's pushes of the key in {@link #period}. */
     private long pushes;
     /** The round of the last send op that ran; written and read only in ops holding storeVar. */
     volatile long lastSent;
 
-    Key(Engine engine, String name, int length) {
+    Key(Engine engine, String name, int length, int initPeriod) {
         this.name = name;
+        this.period = initPeriod;
         this.length = length;
         storeVar = engine.newVariable("kvstore[" + name + "].stored");
         mergedVar = engine.newVariable("kvstore[" + name + "].merged");
@@ -77,23 +80,28 @@ public final class Key {
         return merged.duplicate().order(merged.order());
     }
 
-    /** The number of pushes this worker made to this key: the round of the last one. */
-    public synchronized long rounds() {
-        return pushes;
+    /**
+     * The round ({@link Rounds}) of this worker's next push of the key, a push called in {@code period}:
+     * the next index of that period. Taken at the call, so later calls see it at once.
+     */
+    synchronized long nextRound(int period) {
+        if (period != this.period) {
+            this.period = period;
+            pushes = 0;
+        }
+        return Rounds.of(period, ++pushes);
     }
 
     /**
-     * Moves this worker's round counter of the key forward to {@code round} (no-op if already
-     * there): for an implementation that realigns rounds after some workers skipped some (uneven
-     * batch counts, {@link KVStore#endOfData()}), typically in {@link AbstractKVStore#doBarrier()}.
-     * The next push gets {@code round + 1}.
+     * The round ({@link Rounds}) a pull called in {@code period} reads: this worker's last push of the
+     * key in that period; before any, index 0 of the period (the whole previous period), or round 0 (the
+     * init) in the period the key was initialised in, which has no earlier rounds.
      */
-    public synchronized void advanceRoundsTo(long round) {
-        pushes = Math.max(pushes, round);
-    }
-
-    synchronized long nextRound() {
-        return ++pushes;
+    synchronized long lastRound(int period) {
+        if (period != this.period) {
+            return Rounds.of(period, 0);
+        }
+        return pushes == 0 ? 0 : Rounds.of(period, pushes);
     }
 
     Staging staging(Engine engine, int slot, DeviceArray value) {

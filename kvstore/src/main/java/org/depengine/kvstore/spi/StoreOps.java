@@ -17,9 +17,9 @@ import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.kvstore.KVStoreException;
 
 /**
- * Pushes the ops of a store's {@code init}, {@code push} and {@code pull} calls (the table in
- * {@link AbstractKVStore}'s Javadoc) and wraps its hooks so that their failures name the key, the rank,
- * the round and the step. Called with the store's arguments already checked; thread-safe (it holds no
+ * Pushes the ops of a store's {@code init}, {@code push}, {@code pull}, {@code endOfData} and
+ * {@code barrier} calls (the table in {@link AbstractKVStore}'s Javadoc) and wraps its hooks so that
+ * their failures name the key, the rank, the round and the step. Called with the store's arguments already checked; thread-safe (it holds no
  * state of its own).
  */
 final class StoreOps {
@@ -41,15 +41,15 @@ final class StoreOps {
                 List.of(k.storeVar()), store.storeOpProperty(), 0, "kvstore init " + key);
     }
 
-    /** A push of the next round: gather the values into {@code merged} (summing several), then send. */
-    void push(Key k, List<DeviceArray> values, int priority) {
-        long round = k.nextRound();
+    /** A push of {@code round} (decided at the call): gather the values into {@code merged} (summing several), then send. */
+    void push(Key k, long round, List<DeviceArray> values, int priority) {
+        String label = "kvstore push " + k.name() + " round " + Rounds.text(round);
         if (values.size() == 1) {
             DeviceArray v = values.get(0);
             Memcpy memcpy = v.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), k.mergedBytes()),
                     v.context(), List.of(v.var()), List.of(k.mergedVar()), FnProperty.COPY_FROM_DEVICE, priority,
-                    "kvstore push " + k.name() + " round " + round + ": copy " + v + " to host");
+                    label + ": copy " + v + " to host");
         } else {
             List<ByteBuffer> parts = new ArrayList<>(values.size());
             List<VarHandle> partVars = new ArrayList<>(values.size());
@@ -60,19 +60,17 @@ final class StoreOps {
                 ByteBuffer host = s.buffer().duplicate().order(s.buffer().order());
                 engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), host),
                         v.context(), List.of(v.var()), List.of(s.var()), FnProperty.COPY_FROM_DEVICE, priority,
-                        "kvstore push " + k.name() + " round " + round + ": copy " + v + " to host");
+                        label + ": copy " + v + " to host");
                 parts.add(host);
                 partVars.add(s.var());
             }
             engine.pushSync(rc -> sum(parts, k.merged()), Context.cpu(), partVars, List.of(k.mergedVar()),
-                    FnProperty.CPU_PRIORITIZED, priority, "kvstore push " + k.name() + " round " + round + ": sum "
-                            + values.size() + " values");
+                    FnProperty.CPU_PRIORITIZED, priority, label + ": sum " + values.size() + " values");
         }
         engine.pushAsync(hook(k, round, "send", (key, r, done) -> {
             key.lastSent = r;
             store.send(key, r, done);
-        }), Context.cpu(), List.of(k.mergedVar()), List.of(k.storeVar()), store.storeOpProperty(), priority,
-                "kvstore push " + k.name() + " round " + round);
+        }), Context.cpu(), List.of(k.mergedVar()), List.of(k.storeVar()), store.storeOpProperty(), priority, label);
         if (store.reportsSkippedPushes()) {
             engine.pushAsync(hook(k, round, "report of a skipped push", (key, r, done) -> {
                 if (key.lastSent == r) {
@@ -80,25 +78,41 @@ final class StoreOps {
                 } else {
                     store.skippedSend(key, r, done);
                 }
-            }), Context.cpu(), List.of(k.storeVar()), List.of(), FnProperty.NO_SKIP, priority,
-                    "kvstore push " + k.name() + " round " + round + ": check it was sent");
+            }), Context.cpu(), List.of(k.storeVar()), List.of(), FnProperty.NO_SKIP, priority, label + ": check it was sent");
         }
     }
 
-    /** A pull of this worker's last round: fetch (if the store does), then copy to each out. */
-    void pull(Key k, List<DeviceArray> outs, int priority) {
-        long round = k.rounds();
+    /** A pull of {@code round} (decided at the call): fetch (if the store does), then copy to each out. */
+    void pull(Key k, long round, List<DeviceArray> outs, int priority) {
+        String label = "kvstore pull " + k.name() + " round " + Rounds.text(round);
         if (store.pullFetches()) {
             engine.pushAsync(hook(k, round, "fetch", store::fetch), Context.cpu(),
-                    List.of(), List.of(k.storeVar()), store.storeOpProperty(), priority,
-                    "kvstore pull " + k.name() + " round " + round);
+                    List.of(), List.of(k.storeVar()), store.storeOpProperty(), priority, label);
         }
         for (DeviceArray out : outs) {
             Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
                     out.context(), List.of(k.storeVar()), List.of(out.var()), scatterProperty(out), priority,
-                    "kvstore pull " + k.name() + " round " + round + ": copy to " + out);
+                    label + ": copy to " + out);
         }
+    }
+
+    /**
+     * The end of this worker's part in {@code period} ({@code call}: endOfData or barrier): one op after
+     * every earlier op of {@code keys} (it writes their stored variables) calling
+     * {@link AbstractKVStore#endPeriod}. Its failure is left on the keys' variables for their later pulls.
+     */
+    void endPeriod(List<Key> keys, int period, String call) {
+        if (keys.isEmpty()) {
+            return; // no key has rounds to end
+        }
+        List<VarHandle> vars = new ArrayList<>(keys.size());
+        for (Key k : keys) {
+            vars.add(k.storeVar());
+        }
+        String step = call + ": end of period " + period;
+        engine.pushAsync(named(null, step, done -> store.endPeriod(period, done)), Context.cpu(), List.of(), vars,
+                FnProperty.ASYNC, 0, "kvstore " + step + " (rank " + store.rank() + ")");
     }
 
     /**
@@ -131,8 +145,19 @@ final class StoreOps {
         void call(Key key, long round, CallbackOnComplete done) throws Exception;
     }
 
+    /** The body of a store op, given the callback that names its failures. */
+    @FunctionalInterface
+    private interface Body {
+        void run(CallbackOnComplete done) throws Exception;
+    }
+
     /** Wraps a hook as an op body whose failures name the key, this rank, the round and the step. */
     private AsyncFn hook(Key k, long round, String step, Hook hook) {
+        return named(k.name(), step + " of round " + Rounds.text(round), done -> hook.call(k, round, done));
+    }
+
+    /** An op body whose failures are {@link KVStoreException}s naming {@code key} (null: every key), this rank and {@code what}. */
+    private AsyncFn named(String key, String what, Body body) {
         return (RunContext rc, CallbackOnComplete done) -> {
             CallbackOnComplete named = new CallbackOnComplete() {
                 @Override
@@ -142,21 +167,21 @@ final class StoreOps {
 
                 @Override
                 public void fail(Throwable error) {
-                    done.fail(named(k, round, step, Objects.requireNonNull(error, "error")));
+                    done.fail(failure(key, what, Objects.requireNonNull(error, "error")));
                 }
             };
             try {
-                hook.call(k, round, named);
+                body.run(named);
             } catch (Exception | Error e) {
-                throw named(k, round, step, e);
+                throw failure(key, what, e);
             }
         };
     }
 
-    private KVStoreException named(Key k, long round, String step, Throwable error) {
+    private KVStoreException failure(String key, String what, Throwable error) {
         if (error instanceof KVStoreException e) {
             return e;
         }
-        return new KVStoreException(k.name(), store.rank(), step + " of round " + round + " failed", error);
+        return new KVStoreException(key, store.rank(), what + " failed", error);
     }
 }

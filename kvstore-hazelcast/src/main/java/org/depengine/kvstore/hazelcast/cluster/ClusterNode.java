@@ -18,16 +18,27 @@ import org.depengine.kvstore.hazelcast.state.StateFactory;
  * removed within seconds (a killed process is usually noticed at once, by its closed connections).
  */
 public final class ClusterNode {
-    /** The maps of every store: {@code depengine.kv.<store name>}. */
+    /** The maps of every store: {@code depengine.kv.<job id>} and {@code depengine.kv.<job id>.ranks}. */
     public static final String MAP_PREFIX = "depengine.kv.";
+    /** The suffix of a job's map of ranks (rank → the id of the worker that holds it). */
+    public static final String RANKS_SUFFIX = ".ranks";
 
     private ClusterNode() {
     }
 
     /** Starts an embedded member or a client, as {@code settings} say; returns once it has joined. */
     public static HazelcastInstance start(ClusterSettings settings) {
-        return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings))
-                : Hazelcast.newHazelcastInstance(memberConfig(settings));
+        return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings)) : startMember(settings);
+    }
+
+    /**
+     * Starts a member (of a worker, or of a separate cluster, as {@code KVServer} runs), which also
+     * reports client workers that leave without closing their store as lost ({@link ClientLossReporter}).
+     */
+    public static HazelcastInstance startMember(ClusterSettings settings) {
+        HazelcastInstance hz = Hazelcast.newHazelcastInstance(memberConfig(settings));
+        hz.getClientService().addClientListener(new ClientLossReporter(hz));
+        return hz;
     }
 
     /** The configuration of a member: also what a separate cluster's members must run with. */
@@ -71,8 +82,9 @@ public final class ClusterNode {
         c.setProperty("hazelcast.client.invocation.timeout.seconds",
                 Long.toString(Math.max(1, s.timeout().toSeconds())));
         c.getNetworkConfig().setAddresses(s.members());
+        // Connecting is joining: bounded as a member's join is, not by the (minutes-long) call timeout.
         c.getConnectionStrategyConfig().getConnectionRetryConfig()
-                .setClusterConnectTimeoutMillis(s.timeout().toMillis());
+                .setClusterConnectTimeoutMillis(s.joinTimeout().toMillis());
         c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
         return c;
     }

@@ -16,8 +16,10 @@ import org.depengine.kvstore.KVStoreSettings;
  *     when every member is on loopback, else all interfaces)
  * @param clusterName the Hazelcast cluster name: clusters with different names never join each other
  * @param client true: this worker is a client of a separate cluster; false: an embedded member
- * @param storeName names this job's maps in the cluster ({@code depengine.kvstore.storeName}, default
- *     {@code default}), so that jobs sharing a cluster do not mix
+ * @param jobId names this job's maps in the cluster ({@code depengine.kvstore.jobId}, default
+ *     {@code default}; every worker of a job gives the same), so that jobs sharing a cluster do not mix:
+ *     opening a store whose maps hold an earlier job's state is refused, and the job's last worker to
+ *     close destroys them
  * @param timeout the longest a remote call waits, and a pull waits without progress, before failing its op
  * @param joinTimeout the longest opening a store waits for every worker to join
  *     ({@code depengine.kvstore.joinTimeoutMs}, default 120000)
@@ -29,10 +31,10 @@ import org.depengine.kvstore.KVStoreSettings;
  *     every member must use the same; raise it to a few per member for large clusters)
  */
 public record ClusterSettings(List<String> members, int port, int portCount, String bindAddress, String clusterName,
-                              boolean client, String storeName, Duration timeout, Duration joinTimeout, int chunkFloats,
+                              boolean client, String jobId, Duration timeout, Duration joinTimeout, int chunkFloats,
                               int backups, int heartbeatSeconds, int partitions) {
     /** The extra settings this module reads (short names, under {@code depengine.kvstore.}). */
-    public static final Set<String> EXTRA_NAMES = Set.of("portCount", "bind", "storeName", "joinTimeoutMs",
+    public static final Set<String> EXTRA_NAMES = Set.of("portCount", "bind", "jobId", "joinTimeoutMs",
             "heartbeatSeconds", "partitions");
 
     /** Copies the list. */
@@ -53,7 +55,7 @@ public record ClusterSettings(List<String> members, int port, int portCount, Str
                 s.get("bind").orElse(loopback ? "127.0.0.1" : null),
                 s.clusterName(),
                 s.mode() == KVStoreSettings.Mode.CLIENT,
-                s.get("storeName").orElse("default"),
+                s.get("jobId").orElse("default"),
                 Duration.ofMillis(s.timeoutMs()),
                 Duration.ofMillis(intExtra(s, "joinTimeoutMs", 120_000, 1, Integer.MAX_VALUE)),
                 s.splitFloats(),

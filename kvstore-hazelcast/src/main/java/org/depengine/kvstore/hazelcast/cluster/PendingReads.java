@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
@@ -21,7 +22,12 @@ import org.depengine.kvstore.hazelcast.state.Reply;
 /**
  * The reads of a {@link ShardedTable} that wait for their round: each is re-issued on every entry event
  * of its chunk (this class is the table's entry listener) until the owner answers with the value or an
- * error, or until no event came for the timeout. Event-driven, never polled. Thread-safe.
+ * error, or until the key showed no progress for the timeout. Event-driven, with a backstop: every
+ * {@value #RECHECK_MS} ms a waiting read is re-issued too (Hazelcast drops events when its event queue
+ * is full), and the read at the deadline is the last: a dropped event never fails a read that could
+ * succeed. A read that completes
+ * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
+ * cancelled tasks), so its value is held only by its caller. Thread-safe.
  */
 final class PendingReads implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
     /** Builds the failure of a read, naming the key, the call and the cause. */
@@ -29,6 +35,9 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     interface Failure {
         KVStoreException of(String key, String what, String cause);
     }
+
+    /** How often a waiting read is re-issued without an event, at most. */
+    static final long RECHECK_MS = 1000;
 
     private final IMap<String, KeyState> map;
     private final ScheduledExecutorService timer;
@@ -38,7 +47,8 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
 
     /**
      * @param map the table's map, read by entry processors on the keys' owners
-     * @param timer runs the timeouts; a read started after it shut down fails at once
+     * @param timer runs the timeouts, removing cancelled tasks at once; a read started after it shut down
+     *     fails at once
      * @param failure builds a read's failure
      * @param closedBecause why the table is closed, or null while it is open
      */
@@ -53,9 +63,10 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     /**
      * Starts reading {@code chunkKey} with {@code op} until it is ready.
      *
-     * @return completes with the chunk's value, or exceptionally with the {@link Failure}'s exception
+     * @return completes with the owner's answer (the chunk's value and its round), or exceptionally with
+     *     the {@link Failure}'s exception
      */
-    CompletableFuture<float[]> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+    CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
         Waiter w = new Waiter(chunkKey, op, key, what, timeout);
         w.start();
         return w.future;
@@ -98,11 +109,15 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         final String key;
         final String what;
         final Duration timeout;
-        final CompletableFuture<float[]> future = new CompletableFuture<>();
+        final CompletableFuture<Reply> future = new CompletableFuture<>();
         private boolean inFlight;
         private boolean dirty;
+        /** The deadline has passed: a read that finds no progress fails. */
+        private boolean lastChance;
         private String lastWhy = "no answer yet";
         private long deadline;
+        /** The periodic re-read and timeout check; cancelled when the read completes (it holds the waiter, so the value). */
+        private ScheduledFuture<?> timeoutTask;
 
         Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
             this.chunkKey = chunkKey;
@@ -116,12 +131,13 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
             touch();
-            scheduleTimeout(timeout.toMillis());
+            scheduleRechecks();
             future.whenComplete((v, e) -> {
                 List<Waiter> list = waiters.get(chunkKey);
                 if (list != null) {
                     list.remove(this);
                 }
+                cancelTimeout();
             });
             attempt();
         }
@@ -135,26 +151,42 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             deadline = System.nanoTime() + timeout.toNanos();
         }
 
-        private void scheduleTimeout(long delayMs) {
+        private synchronized void cancelTimeout() {
+            if (timeoutTask != null) {
+                timeoutTask.cancel(false);
+                timeoutTask = null;
+            }
+        }
+
+        /** Starts the periodic re-read (a backstop for dropped events) that also ends the wait at the timeout. */
+        private void scheduleRechecks() {
+            long every = Math.max(1, Math.min(RECHECK_MS, timeout.toMillis()));
             try {
-                timer.schedule(() -> {
-                    long left;
-                    synchronized (this) {
-                        left = deadline - System.nanoTime();
-                    }
-                    if (future.isDone()) {
-                        return;
-                    }
-                    if (left > 0) {
-                        scheduleTimeout(TimeUnit.NANOSECONDS.toMillis(left) + 1);
-                    } else {
-                        fail("no progress on the key for " + timeout.toMillis() + " ms: "
-                                + lastWhy());
-                    }
-                }, delayMs, TimeUnit.MILLISECONDS);
+                ScheduledFuture<?> task = timer.scheduleWithFixedDelay(this::recheck, every, every, TimeUnit.MILLISECONDS);
+                synchronized (this) {
+                    timeoutTask = task;
+                }
+                if (future.isDone()) {
+                    cancelTimeout(); // completed while this task was being scheduled
+                }
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
             }
+        }
+
+        /**
+         * Reads again, as an event would: Hazelcast drops entry events when its event queue is full, and a
+         * read that waited only for events would then fail at the timeout though its round completed.
+         * Past the deadline this is the last read: if it is still not ready, the read fails.
+         */
+        private void recheck() {
+            synchronized (this) {
+                if (future.isDone()) {
+                    return;
+                }
+                lastChance = System.nanoTime() - deadline >= 0;
+            }
+            attempt();
         }
 
         void attempt() {
@@ -175,20 +207,28 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             }
             map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
                 boolean again;
+                boolean expired = false;
                 synchronized (this) {
                     inFlight = false;
                     again = dirty;
                     dirty = false;
                     if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        if (!reply.message().equals(lastWhy)) {
+                            deadline = System.nanoTime() + timeout.toNanos(); // progress seen without its event
+                            lastChance = false;
+                        }
                         lastWhy = reply.message();
+                        expired = lastChance && !again;
                     }
                 }
                 if (err != null) {
                     fail(err.toString());
                 } else if (reply.status() == Reply.Status.OK) {
-                    future.complete(reply.value());
+                    future.complete(reply);
                 } else if (reply.status() == Reply.Status.ERROR) {
                     fail(reply.message());
+                } else if (expired) {
+                    fail("no progress on the key for " + timeout.toMillis() + " ms: " + lastWhy());
                 } else if (again) {
                     attempt();
                 }

@@ -8,28 +8,34 @@ import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
 import org.depengine.kvstore.hazelcast.state.KeyOp;
 import org.depengine.kvstore.hazelcast.state.KeyState;
+import org.depengine.kvstore.hazelcast.state.LiveEndpoints;
 import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
-import org.depengine.kvstore.hazelcast.state.Rounds;
 import org.depengine.kvstore.hazelcast.state.Reply;
+import org.depengine.kvstore.spi.Rounds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,33 +44,48 @@ import org.slf4j.LoggerFactory;
  * completes from Hazelcast's callbacks, so no caller's thread waits on the network.
  *
  * <p>Keys live in an {@code IMap} sharded over the members by partition; a key longer than
- * {@code chunkFloats} is split into chunks (map keys {@code key#0}, {@code key#1}, ...) that hash to
- * different partitions. Every change to a key runs as an entry processor on its owner.
+ * {@code chunkFloats} is split into chunks (map keys {@code key#0}, {@code key#1}, ..., with {@code \}
+ * and {@code #} in the key escaped) that hash to different partitions. Every change to a key runs as an entry processor on its owner.
  *
  * <p>A read that is not ready yet (its round has not completed, or the init has not landed) waits
- * for the map's entry events on that key and is retried on each: event-driven, never polled. It
- * fails after the timeout, or as soon as the key's owner reports that the round can no longer
+ * for the map's entry events on that key and is retried on each (and, as a backstop for events
+ * Hazelcast drops, every second: {@link PendingReads}). It fails once the key has shown no progress
+ * for the timeout, or as soon as the key's owner reports that the round can no longer
  * complete because a worker left the cluster (this class tells the owners, from its membership
  * listener).
  *
- * <p>Thread-safe. Rounds are the caller's: the {@code r}-th push of a key by this rank is round {@code r}.
+ * <p>One job, one table: the maps are named by the job id. Opening a table whose maps hold the state
+ * of an earlier job (no rank in them is registered by a live worker) is refused; a worker that closes
+ * normally ends its part in every round to come (they complete without it), marks its rank closed (so
+ * the others do not report it as lost when its member leaves), and the last one to close destroys the
+ * maps.
+ *
+ * <p>Thread-safe. Rounds are the caller's ({@link Rounds}).
  */
 public final class ShardedTable implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ShardedTable.class);
     private static final char CHUNK = '#';
     /** The key barriers are rounds of: a name no user key can clash with (they are never empty strings with NUL). */
     private static final String BARRIER = "\u0000barrier";
+    /**
+     * What a worker that closed normally leaves in its rank's entry, before its id: positive evidence for
+     * the others, whereas an entry that is gone may have been lost with its member's partitions.
+     */
+    private static final String CLOSED = "closed ";
 
     private final HazelcastInstance hz;
     private final IMap<String, KeyState> map;
     private final IMap<Integer, String> ranks;
+    /** The job's settings that every worker must share, set by the first worker to open: numWorkers. */
+    private final IMap<String, Integer> shared;
     private final int rank;
     private final int workers;
     private final boolean async;
     private final int chunkFloats;
     private final Duration timeout;
     private final Duration joinTimeout;
-    private final ScheduledExecutorService timer;
+    /** Every call's timeout; cancelled tasks are removed at once, so a completed call's value is not held. */
+    private final ScheduledThreadPoolExecutor timer;
     private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
     private final PendingReads reads;
@@ -72,14 +93,20 @@ public final class ShardedTable implements AutoCloseable {
     private final UUID mapListener;
     private final UUID ranksListener;
     private final UUID membershipListener;
+    private final String jobId;
+    private final String clusterName;
+    /** This worker's registration in {@link #ranks}, once made: what a normal close removes. */
+    private volatile String registeredAs;
+    private final AtomicBoolean closing = new AtomicBoolean();
     private volatile String closedBecause;
 
     /**
-     * Joins the table {@code settings.storeName()} as {@code rank} of {@code workers} and waits (up to the
+     * Joins the table {@code settings.jobId()} as {@code rank} of {@code workers} and waits (up to the
      * timeout) until every rank has joined.
      *
-     * @throws IllegalArgumentException if the rank is out of range or taken by a live member
-     * @throws KVStoreException if not every rank joined within the timeout
+     * @throws IllegalArgumentException if the rank is out of range or taken by a live worker
+     * @throws KVStoreException if the maps hold an earlier job's state, or not every rank joined within the
+     *     join timeout
      */
     public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async) {
         if (workers < 1 || rank < 0 || rank >= workers) {
@@ -93,14 +120,18 @@ public final class ShardedTable implements AutoCloseable {
         this.chunkFloats = settings.chunkFloats();
         this.timeout = settings.timeout();
         this.joinTimeout = settings.joinTimeout();
-        String name = ClusterNode.MAP_PREFIX + settings.storeName();
+        this.jobId = settings.jobId();
+        this.clusterName = settings.clusterName();
+        String name = ClusterNode.MAP_PREFIX + settings.jobId();
         map = hz.getMap(name);
-        ranks = hz.getMap(name + ".ranks");
-        timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kvstore-" + settings.storeName() + "-rank" + rank);
+        ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
+        shared = hz.getMap(name + ".shared");
+        timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "kvstore-" + settings.jobId() + "-rank" + rank);
             t.setDaemon(true);
             return t;
         });
+        timer.setRemoveOnCancelPolicy(true);
         reads = new PendingReads(map, timer, (key, what, cause) -> failure(key, what, cause, null), () -> closedBecause);
         mapListener = map.addEntryListener(reads, false);
         CountDownLatch allJoined = new CountDownLatch(1);
@@ -112,7 +143,14 @@ public final class ShardedTable implements AutoCloseable {
         }, true);
         membershipListener = hz.getCluster().addMembershipListener(new Membership());
         UUID me = hz.getLocalEndpoint().getUuid();
-        register(me);
+        try {
+            refuseAnEarlierJobsState();
+            refuseAnotherNumberOfWorkers();
+            register(me);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
         for (Map.Entry<Integer, String> e : ranks.entrySet()) {
             rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
         }
@@ -121,10 +159,12 @@ public final class ShardedTable implements AutoCloseable {
         }
         try {
             if (!allJoined.await(settings.joinTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                close();
-                throw new KVStoreException(null, rank, "only ranks " + ranks.keySet() + " of " + workers
-                        + " workers joined table '" + settings.storeName() + "' within " + settings.joinTimeout().toMillis()
-                        + " ms; start the others with the same depengine.kvstore.members and clusterName", null);
+                KVStoreException e = new KVStoreException(null, rank, "only ranks " + new TreeMap<>(ranks).keySet() + " of "
+                        + workers + " workers joined table '" + settings.jobId() + "' within "
+                        + settings.joinTimeout().toMillis() + " ms; start the others with the same "
+                        + "depengine.kvstore.members, clusterName and jobId", null);
+                close(); // after the message: leaving may destroy the maps
+                throw e;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -134,17 +174,61 @@ public final class ShardedTable implements AutoCloseable {
         init(BARRIER, new float[0]);
     }
 
-    private void register(UUID me) {
-        String previous = ranks.putIfAbsent(rank, me.toString());
-        if (previous == null || previous.equals(me.toString())) {
+    /**
+     * Refuses maps that hold state while no rank in them belongs to a live worker: an earlier job's, left
+     * by workers that crashed (a job whose workers all close normally destroys its maps). A rank
+     * registered by a live worker means the job is running: this worker joins it (a restarted one rejoins).
+     */
+    private void refuseAnEarlierJobsState() {
+        Map<Integer, String> registered = new TreeMap<>(ranks);
+        if (registered.isEmpty() && map.isEmpty()) {
             return;
         }
-        boolean live = hz.getCluster().getMembers().stream().anyMatch(m -> m.getUuid().toString().equals(previous));
-        if (live) {
-            throw new IllegalArgumentException("rank " + rank + " is already taken by member " + previous
-                    + ": give each worker its own depengine.kvstore.rank");
+        Set<String> live = liveEndpoints();
+        if (registered.values().stream().anyMatch(live::contains)) {
+            return;
         }
-        ranks.put(rank, me.toString()); // left over from a worker that is gone
+        throw new KVStoreException(null, rank, "store '" + jobId + "' on cluster '" + clusterName + "' (maps '"
+                + map.getName() + "' and '" + ranks.getName() + "') holds the state of an earlier job: "
+                + (registered.isEmpty() ? "keys, and no worker registered" : "ranks " + registered.keySet()
+                + " were registered by workers that are gone")
+                + "; start this job with a new job id (depengine.kvstore.jobId)", null);
+    }
+
+    /** Every worker of a job counts the same workers: a mismatch would size the keys' rounds differently. */
+    private void refuseAnotherNumberOfWorkers() {
+        Integer first = shared.putIfAbsent("numWorkers", workers);
+        if (first != null && first != workers) {
+            throw new IllegalArgumentException("rank " + rank + " opened job '" + jobId + "' with numWorkers=" + workers
+                    + ", but the workers that opened it first have numWorkers=" + first
+                    + ": give every worker of a job the same depengine.kvstore.numWorkers");
+        }
+    }
+
+    /** The ids of the live members and clients, asked of a member (only members see the clients). */
+    private Set<String> liveEndpoints() {
+        try {
+            return new HashSet<>(hz.getExecutorService("depengine.liveness").submit(new LiveEndpoints())
+                    .get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, rank, "interrupted while listing the cluster's workers", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KVStoreException(null, rank, "cannot list the live workers of cluster '" + clusterName + "'", e);
+        }
+    }
+
+    private void register(UUID me) {
+        String previous = ranks.putIfAbsent(rank, me.toString());
+        if (previous != null && !previous.equals(me.toString())) {
+            if (liveEndpoints().contains(previous)) {
+                throw new IllegalArgumentException("rank " + rank + " of job '" + jobId + "' is already taken by the live "
+                        + "worker " + previous + ": give each worker its own depengine.kvstore.rank (and each job its own "
+                        + "depengine.kvstore.jobId)");
+            }
+            ranks.put(rank, me.toString()); // left by a worker of this job that is gone: a restarted worker rejoins
+        }
+        registeredAs = me.toString();
     }
 
     /** This worker's rank. */
@@ -214,9 +298,17 @@ public final class ShardedTable implements AutoCloseable {
         return pull(key, round, label, timeout);
     }
 
+    /**
+     * Reads every chunk of {@code key} as of {@code round}. In {@code dist_sync} the chunks must answer at
+     * one round: a chunk can be ahead of another (a worker lost after pushing only some chunks of a
+     * round, or rounds going on after this worker's end of data), and its parts would make a value no
+     * round ever had. Then every chunk is read again as of the newest round: they catch up, or the
+     * lagging chunk's owner fails the read (naming the lost worker).
+     */
     private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
         int len = requireLength(key, -1, "pull");
         float[] out = new float[len];
+        long[] rounds = new long[Math.max(1, (len + chunkFloats - 1) / chunkFloats)]; // one per chunk (a barrier's 0 floats: 1)
         String what = "pull " + label;
         String closed = closedBecause;
         if (closed != null) {
@@ -225,9 +317,18 @@ public final class ShardedTable implements AutoCloseable {
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> {
             parts.add(reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)
-                    .thenAccept(v -> System.arraycopy(v, 0, out, off, n)));
+                    .thenAccept(reply -> {
+                        System.arraycopy(reply.value(), 0, out, off, n);
+                        rounds[off / chunkFloats] = reply.round();
+                    }));
         });
-        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> out);
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenCompose(v -> {
+            long newest = Arrays.stream(rounds).max().orElse(round);
+            if (asyncFor(key) || Arrays.stream(rounds).allMatch(r -> r == newest)) {
+                return CompletableFuture.completedFuture(out);
+            }
+            return pull(key, newest, label, waitTimeout);
+        });
     }
 
     /**
@@ -304,7 +405,7 @@ public final class ShardedTable implements AutoCloseable {
                     "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
                     timeout.toMillis(), TimeUnit.MILLISECONDS);
             f.whenComplete((r, e) -> t.cancel(false));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             f.completeExceptionally(failure(key, what, "the store is closing", null));
         }
         return f;
@@ -329,10 +430,14 @@ public final class ShardedTable implements AutoCloseable {
                 return;
             }
             String reason = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
-            LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
             // Off Hazelcast's event thread: the calls below go to the keys' owners.
             timer.execute(() -> {
                 try {
+                    if ((CLOSED + m.getUuid()).equals(ranks.get(lost))) {
+                        LOG.debug("rank {}: rank {} closed normally before its member {} left", rank, lost, m.getAddress());
+                        return;
+                    }
+                    LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
                     onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
                             .exceptionally(err -> {
                                 LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
@@ -348,13 +453,25 @@ public final class ShardedTable implements AutoCloseable {
     }
 
     /**
-     * Stops listening and fails the reads still waiting ("table closed"). The Hazelcast instance is the
-     * caller's to shut down. Idempotent.
+     * Leaves the job (see the class comment: this worker's rounds to come complete without it, its rank
+     * is marked closed, the last worker destroys the maps), then stops listening and fails the reads still
+     * waiting ("table closed"). The Hazelcast instance is the caller's to shut down. Idempotent; a
+     * table whose cluster is gone closes too (the leaving is bounded by the join timeout, then logged).
      */
     @Override
     public void close() {
-        if (closedBecause != null) {
+        if (!closing.compareAndSet(false, true)) {
             return;
+        }
+        if (registeredAs != null) {
+            try {
+                timer.submit(this::leave).get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("rank {}: interrupted while leaving job '{}'", rank, jobId);
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+                LOG.warn("rank {}: could not leave job '{}' cleanly (its maps may stay): {}", rank, jobId, e.toString());
+            }
         }
         closedBecause = "the store was closed";
         reads.failAll(closedBecause);
@@ -368,18 +485,41 @@ public final class ShardedTable implements AutoCloseable {
         timer.shutdownNow();
     }
 
+    /** A normal close's part in the cluster: end this rank's rounds to come, mark the rank closed, destroy the maps if last. */
+    private Void leave() throws Exception {
+        if (!async) {
+            onAllKeys(RankOp.endOfData(workers, false, rank, Integer.MAX_VALUE), "end of data at close", false)
+                    .get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        ranks.replace(rank, registeredAs, CLOSED + registeredAs);
+        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED))) {
+            LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
+            map.destroy();
+            ranks.destroy();
+            shared.destroy();
+        }
+        return null;
+    }
+
     @FunctionalInterface
     private interface ChunkAction {
         void accept(String chunkKey, int offset, int length);
     }
 
+    /**
+     * Calls {@code action} with the map key, offset and length of each chunk of {@code key}. The map key
+     * of a key kept whole is the key with {@code \} and {@code #} escaped by a {@code \}; a chunk's is
+     * that, {@code #} and the chunk's number. So no user key can name another key's chunk ({@code w#1}
+     * is not chunk 1 of {@code w}).
+     */
     private void forEachChunk(String key, int length, ChunkAction action) {
+        String escaped = key.replace("\\", "\\\\").replace("#", "\\#");
         if (length <= chunkFloats) {
-            action.accept(key, 0, length);
+            action.accept(escaped, 0, length);
             return;
         }
         for (int c = 0, off = 0; off < length; c++, off += chunkFloats) {
-            action.accept(key + CHUNK + c, off, Math.min(chunkFloats, length - off));
+            action.accept(escaped + CHUNK + c, off, Math.min(chunkFloats, length - off));
         }
     }
 

@@ -5,9 +5,10 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.nio.FloatBuffer;
-import org.depengine.kvstore.Updater;
 import java.util.Map;
 import java.util.TreeMap;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.spi.Rounds;
 
 /**
  * One key's (or one chunk's) state, kept on the member that owns its partition and on one backup.
@@ -47,6 +48,8 @@ public final class KeyState implements IdentifiedDataSerializable {
     boolean async;
     /** A shape mismatch seen on a push that arrived before the init, reported to pulls. */
     String error;
+    /** dist_async, per rank: the round of its last push taken in, so a retried call is taken in once. */
+    long[] lastPushed;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -56,6 +59,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         this.workers = workers;
         this.endedPeriod = new int[workers];
         java.util.Arrays.fill(endedPeriod, -1);
+        this.lastPushed = new long[workers];
     }
 
     boolean initialised() {
@@ -162,6 +166,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeString(error);
         out.writeObject(updater);
         out.writeBoolean(async);
+        out.writeLongArray(lastPushed);
     }
 
     @Override
@@ -188,5 +193,6 @@ public final class KeyState implements IdentifiedDataSerializable {
         error = in.readString();
         updater = in.readObject();
         async = in.readBoolean();
+        lastPushed = in.readLongArray();
     }
 }

@@ -4,12 +4,13 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
 import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.spi.Rounds;
 
 /**
  * One rank's contribution to a key's chunk. {@code dist_sync}: it fills the rank's slot of round
  * {@code round} (a repeat overwrites the same slot with the same data; a round already completed
  * ignores it), and the round completes when its last slot arrives. {@code dist_async}: applied at
- * once (after the init, if it is still missing).
+ * once (after the init, if it is still missing), once per rank and round: a repeat changes nothing.
  */
 public final class PushOp extends KeyOp {
     /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
@@ -61,8 +62,12 @@ public final class PushOp extends KeyOp {
         if (state.failure != null && round > state.failedAfter) {
             return Reply.error(state.failure);
         }
+        if (async && round <= state.lastPushed[rank]) {
+            return Reply.ok(state.round); // a retried call: taken in already (each rank's rounds rise)
+        }
         state.updater = updater;
         if (async) {
+            state.lastPushed[rank] = round;
             long seq = state.pending.isEmpty() ? state.round + 1 : state.pending.lastKey() + 1;
             float[][] slots = new float[workers][];
             slots[rank] = value;

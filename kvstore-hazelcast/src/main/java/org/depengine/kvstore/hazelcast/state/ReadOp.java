@@ -4,6 +4,7 @@ import com.hazelcast.core.ReadOnly;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
+import org.depengine.kvstore.spi.Rounds;
 
 /**
  * A pull's read: the chunk's value once round {@code round} has completed (round 0: once the init has

@@ -4,7 +4,7 @@ import com.hazelcast.nio.serialization.DataSerializableFactory;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 
 /**
- * Creates the key-state types by id when Hazelcast deserializes them: no reflection, so they work
+ * Creates the key-state types (and the {@link LiveEndpoints} task) by id when Hazelcast deserializes them: no reflection, so they work
  * on the module path without opening this package. Register it on every member and client.
  */
 public final class StateFactory implements DataSerializableFactory {
@@ -16,6 +16,7 @@ public final class StateFactory implements DataSerializableFactory {
     static final int PUSH = 4;
     static final int READ = 5;
     static final int RANK = 6;
+    static final int LIVE_ENDPOINTS = 7;
 
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -26,6 +27,7 @@ public final class StateFactory implements DataSerializableFactory {
             case PUSH -> new PushOp();
             case READ -> new ReadOp();
             case RANK -> new RankOp();
+            case LIVE_ENDPOINTS -> new LiveEndpoints();
             default -> throw new IllegalArgumentException("unknown depengine kvstore type id " + typeId);
         };
     }

@@ -1,10 +1,11 @@
-package org.depengine.kvstore.hazelcast.state;
+package org.depengine.kvstore.spi;
 
 /**
- * A sync round as one long: the period (the number of barriers before it) in the high 32 bits, the
- * push's index within the period (from 1; 0 means "before the period's first push") in the low 32.
- * Periods let a worker with fewer batches skip rounds ({@code endOfData}) and rejoin after the next
- * barrier in step with the others; ordering the longs orders the rounds.
+ * A round of a key as one long: the period (the number of {@link org.depengine.kvstore.KVStore#barrier()
+ * barrier()} calls before it) in the high 32 bits, the push's index within the period (from 1; 0 means
+ * "before the period's first push") in the low 32. Round 0 is the key's {@code init}. Periods let a
+ * worker with fewer batches skip rounds ({@code endOfData}) and rejoin after the next barrier in step
+ * with the others; ordering the longs orders the rounds.
  */
 public final class Rounds {
     private Rounds() {
