@@ -88,9 +88,10 @@ final class HostNamespaces {
         if (hosts < 2 || hosts > 9) {
             throw new IllegalArgumentException("hosts " + hosts + ": give 2..9");
         }
-        Result probe = runOrAbsent("ip", "-V");
-        Requirements.assume(REQUIREMENT, probe != null, "needs the 'ip' command (iproute2; .ci/run installs it) to make "
-                + "network namespaces");
+        for (String tool : List.of("ip", "tc")) {
+            Requirements.assume(REQUIREMENT, runOrAbsent(tool, "-V") != null, "needs the '" + tool + "' command on the "
+                    + "PATH (iproute2; .ci/run installs it) to make network namespaces and limit their links");
+        }
         for (int i = 0; i < hosts; i++) {
             Result add = run("ip", "netns", "add", namespace(i));
             Requirements.assume(REQUIREMENT, add.exit == 0, "cannot create a network namespace (needs root): "

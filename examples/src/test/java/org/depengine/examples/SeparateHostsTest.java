@@ -21,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,22 +51,28 @@ class SeparateHostsTest {
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void createHosts() throws Exception {
-        hosts = HostNamespaces.create(HOSTS);
+    /** Once per class, from the first test: a skip from here is reported on each test, with its message. */
+    @BeforeEach
+    void createHosts() throws Exception {
+        if (hosts == null) {
+            hosts = HostNamespaces.create(HOSTS);
+        }
     }
 
     @AfterAll
     static void removeHosts() throws Exception {
         if (hosts != null) {
             hosts.removeAll();
+            hosts = null;
         }
     }
 
     /** A test's workers end with it, even when it fails: the next test's workers use the same hosts and ports. */
     @AfterEach
     void stopWorkers() throws Exception {
-        hosts.killAll();
+        if (hosts != null) {
+            hosts.killAll();
+        }
     }
 
     @Test
