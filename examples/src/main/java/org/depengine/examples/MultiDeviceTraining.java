@@ -17,12 +17,12 @@ import picocli.CommandLine.Option;
 /**
  * The two-layer network of {@code docs/design.md}, trained data-parallel on several devices — and, with
  * {@code --kvstore dist_sync --workers N}, in several processes, or with {@code --members}, one process per
- * machine — written as a plain serial program
- * of pushes. Per batch, each device gets its slice of the samples and runs forward and backward; each
- * layer's gradient is pushed to the KVStore as soon as it exists and the new weights pulled back
- * (MXNet's way: push and pull are engine ops, so nothing here waits). The store sums the devices'
- * gradients (in device order, then in rank order across processes) and takes the SGD step where the
- * key lives: on the host ({@code local}) or on the Hazelcast member owning the key ({@code dist_*}).
+ * machine — written as a plain serial program of pushes. Per batch, each device gets its slice of the
+ * samples and runs forward and backward; each layer's gradient is pushed to the KVStore as soon as it
+ * exists and the new weights pulled back (MXNet's way: push and pull are engine ops, so nothing here
+ * waits). The store sums the devices' gradients (in device order, then in rank order across processes)
+ * and takes the SGD step where the key lives: on the host ({@code local}) or on the Hazelcast member
+ * owning the key ({@code dist_*}).
  *
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
@@ -36,8 +36,8 @@ import picocli.CommandLine.Option;
                 "the engine overlaps it all. With --kvstore dist_sync or dist_async and --workers N, N worker JVMs",
                 "on loopback share the batch (this one is rank 0 and prints; the others log to files) through a",
                 "Hazelcast cluster they form. On N machines, run it once per machine with the same --members",
-                "(every worker's host:port, in rank order) and --job, and each machine's own --rank. Data: a seeded 3-class spiral (600 samples), or --data with lines",
-                "'feature,...,label'."})
+                "(every worker's host:port, in rank order) and --job, and each machine's own --rank. Data: a seeded",
+                "3-class spiral (600 samples), or --data with lines 'feature,...,label'."})
 public final class MultiDeviceTraining implements Callable<Integer> {
     @Mixin
     private CommonOptions common = new CommonOptions();

@@ -74,6 +74,15 @@ final class HostNamespaces {
         p.destroyForcibly();
     }
 
+    /** Takes host {@code host}'s ends of its links down: its packets stop, with no reset or close for anyone to see. */
+    void cutOff(int host) throws IOException, InterruptedException {
+        for (int peer = 0; peer < hosts; peer++) {
+            if (peer != host) {
+                ip("ip", "-n", namespace(host), "link", "set", link(peer), "down");
+            }
+        }
+    }
+
     /** The bytes host {@code from}'s end of its link to host {@code to} has sent through the link's qdisc. */
     long bytesSent(int from, int to) throws IOException, InterruptedException {
         String out = ip("tc", "-n", namespace(from), "-s", "qdisc", "show", "dev", link(to));

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * network namespaces joined by 1 Gbit/s veth links ({@link HostNamespaces}), one worker JVM in each,
  * started with {@code --members} (the three hosts' addresses), its own {@code --rank} and one
  * {@code --job}. With {@code dist_sync} they print the loss curve of one process training on three
- * devices; when one host's worker is killed mid-training, the other two fail within seconds with an
- * error naming the lost rank, long before the call timeout.
+ * devices; when one host's worker is killed mid-training, or the host is cut off (its links down), the
+ * other two fail within seconds with an error naming the lost rank, long before the call timeout.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SeparateHostsTest {
@@ -41,7 +42,7 @@ class SeparateHostsTest {
     private static final int PORT = 5701;
     /** Each worker's call timeout: only the membership listener, not a timeout, can end a survivor sooner. */
     private static final long CALL_TIMEOUT_MS = 120_000;
-    /** How long after the kill the survivors may take to fail ("within seconds", with room for a loaded CI machine). */
+    /** How long after the loss the survivors may take to fail ("within seconds", with room for a loaded CI machine). */
     private static final long LOSS_SECONDS = 30;
     private static final Pattern SECOND_EPOCH = Pattern.compile("epoch +2/\\d+ ");
     private static final Pattern LOST_RANK = Pattern.compile("\\brank " + (HOSTS - 1) + "\\b");
@@ -51,7 +52,10 @@ class SeparateHostsTest {
     @TempDir
     Path dir;
 
-    /** Once per class, from the first test: a skip from here is reported on each test, with its message. */
+    /**
+     * The hosts, made by the first test and shared until a test cuts a link (it removes them). From here,
+     * not {@code @BeforeAll}, a skip is reported on each test with its message.
+     */
     @BeforeEach
     void createHosts() throws Exception {
         if (hosts == null) {
@@ -105,38 +109,74 @@ class SeparateHostsTest {
 
     @Test
     void whenOneHostsWorkerIsKilledTheOthersFailWithinSecondsNamingItsRank() throws Exception {
-        // 30 epochs: the kill comes after the second. A worker pushes every epoch's ops up front, and after the
-        // loss each op still queued fails on a call of its own, so the time to fail grows with the epochs left.
-        Workers w = startWorkers(List.of("-Ddepengine.kvstore.timeoutMs=" + CALL_TIMEOUT_MS), "--epochs", "30");
-        w.rank0.underWay.get(240, TimeUnit.SECONDS);
-        int lost = HOSTS - 1;
-        HostNamespaces.kill(w.processes.get(lost));
-        long killed = System.nanoTime();
-        List<CompletableFuture<Long>> exits = new ArrayList<>();
-        for (int r = 0; r < lost; r++) {
-            exits.add(w.processes.get(r).onExit().thenApply(p -> System.nanoTime()));
-        }
-        for (int r = 0; r < lost; r++) {
-            long ended;
-            try {
-                ended = exits.get(r).get(LOSS_SECONDS, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                throw new AssertionError("rank " + r + " still runs " + LOSS_SECONDS + " s after rank " + lost
-                        + " was killed\n" + output(w, r), e);
-            }
-            double seconds = (ended - killed) / 1e9;
-            Process p = w.processes.get(r);
-            String text = output(w, r);
-            assertNotEquals(0, p.exitValue(), "rank " + r + " exited normally after losing rank " + lost + "\n" + text);
-            assertFalse(text.contains("final accuracy"), text);
-            String error = text.lines().filter(l -> l.startsWith("MultiDeviceTraining: ")).reduce((a, b) -> b).orElse("");
-            assertTrue(LOST_RANK.matcher(error).find(), "rank " + r + " failed " + seconds + " s after the kill, but its "
-                    + "error does not name rank " + lost + ": '" + error + "'\n" + text);
+        // The kill closes the lost worker's connections at once (its kernel resets them).
+        Workers w = startTrainingAndLose(HostNamespaces::kill);
+        for (int r = 0; r < HOSTS - 1; r++) {
+            assertFailsNaming(w, r, LOST_RANK, "rank " + (HOSTS - 1) + ", killed");
         }
     }
 
-    /** The worker processes, by rank, and rank 0's output. */
-    private record Workers(List<Process> processes, ConsoleReader rank0) {
+    @Test
+    void whenOneHostIsCutOffTheOthersFailWithinSecondsNamingItsRank() throws Exception {
+        // Its links go down: no reset, no close, the packets just stop; the members notice from missed heartbeats.
+        try {
+            Workers w = startTrainingAndLose(worker -> hosts.cutOff(HOSTS - 1));
+            for (int r = 0; r < HOSTS - 1; r++) {
+                assertFailsNaming(w, r, LOST_RANK, "rank " + (HOSTS - 1) + ", cut off");
+            }
+        } finally {
+            hosts.removeAll(); // the next test gets hosts with every link up
+            hosts = null;
+        }
+    }
+
+    /** What a test does to the last rank's host. */
+    @FunctionalInterface
+    private interface Loss {
+        void inflict(Process lastRank) throws Exception;
+    }
+
+    /**
+     * Starts the three workers on 30 epochs and, once rank 0 has printed its second, inflicts {@code loss}
+     * on the last rank. (A worker pushes every epoch's ops up front, and after a loss each op still queued
+     * fails on a call of its own, so the time to fail grows with the epochs left: 30 keeps it to seconds.)
+     */
+    private Workers startTrainingAndLose(Loss loss) throws Exception {
+        Workers w = startWorkers(List.of("-Ddepengine.kvstore.timeoutMs=" + CALL_TIMEOUT_MS), "--epochs", "30");
+        w.rank0.underWay.get(240, TimeUnit.SECONDS);
+        loss.inflict(w.processes.get(HOSTS - 1));
+        w.lostAt = System.nanoTime();
+        return w;
+    }
+
+    /** Rank {@code r} exits with an error that matches {@code naming}, within {@link #LOSS_SECONDS} of the loss. */
+    private void assertFailsNaming(Workers w, int r, Pattern naming, String what) throws Exception {
+        Process p = w.processes.get(r);
+        long left = LOSS_SECONDS * 1_000_000_000L - (System.nanoTime() - w.lostAt);
+        if (!p.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+            throw new AssertionError("rank " + r + " still runs " + LOSS_SECONDS + " s after the loss of " + what
+                    + "\n" + output(w, r));
+        }
+        String text = output(w, r);
+        System.out.printf(Locale.ROOT, "rank %d exited with status %d %.1f s after the loss of %s%n", r, p.exitValue(),
+                (System.nanoTime() - w.lostAt) / 1e9, what);
+        assertNotEquals(0, p.exitValue(), "rank " + r + " exited normally after the loss of " + what + "\n" + text);
+        assertFalse(text.contains("final accuracy"), text);
+        String error = text.lines().filter(l -> l.startsWith("MultiDeviceTraining: ")).reduce((a, b) -> b).orElse("");
+        assertTrue(naming.matcher(error).find(), "rank " + r + "'s error does not name " + what + ": '" + error + "'\n"
+                + text);
+    }
+
+    /** The worker processes, by rank, rank 0's output, and when a test inflicted its loss. */
+    private static final class Workers {
+        final List<Process> processes;
+        final ConsoleReader rank0;
+        long lostAt;
+
+        Workers(List<Process> processes, ConsoleReader rank0) {
+            this.processes = processes;
+            this.rank0 = rank0;
+        }
     }
 
     /** Starts rank r on host r for every r, highest first; rank 0's output is read as it comes, the others' go to files. */
