@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStore;
-import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.profiler.Profiler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,16 +16,18 @@ import picocli.CommandLine.Option;
 
 /**
  * The two-layer network of {@code docs/design.md}, trained data-parallel on several devices — and, with
- * {@code --kvstore dist_sync --workers N}, in several processes — written as a plain serial program
- * of pushes. Per batch, each device gets its slice of the samples and runs forward and backward; each
- * layer's gradient is pushed to the KVStore as soon as it exists and the new weights pulled back
- * (MXNet's way: push and pull are engine ops, so nothing here waits). The store sums the devices'
- * gradients (in device order, then in rank order across processes) and takes the SGD step where the
- * key lives: on the host ({@code local}) or on the Hazelcast member owning the key ({@code dist_*}).
+ * {@code --kvstore dist_sync --workers N}, in several processes, or with {@code --members}, one process per
+ * machine — written as a plain serial program of pushes. Per batch, each device gets its slice of the
+ * samples and runs forward and backward; each layer's gradient is pushed to the KVStore as soon as it
+ * exists and the new weights pulled back (MXNet's way: push and pull are engine ops, so nothing here
+ * waits). The store sums the devices' gradients (in device order, then in rank order across processes)
+ * and takes the SGD step where the key lives: on the host ({@code local}) or on the Hazelcast member
+ * owning the key ({@code dist_*}).
  *
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
- * [--kvstore local|dist_sync|dist_async] [--workers N] [--data file.csv] [--epochs N] [--batch N]
- * [--hidden N] [--lr X] [--seed N] [--trace file.json|off] [--help]}.
+ * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
+ * [--bind ADDRESS]] [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N]
+ * [--trace file.json|off] [--help]}.
  */
 @Command(name = "MultiDeviceTraining", sortOptions = false,
         description = {"Trains a two-layer network (fc1, ReLU, fc2, softmax cross-entropy) data-parallel on the listed",
@@ -34,8 +35,9 @@ import picocli.CommandLine.Option;
                 "as it has one and pulls the new weights; the store sums the gradients and takes the SGD step, and",
                 "the engine overlaps it all. With --kvstore dist_sync or dist_async and --workers N, N worker JVMs",
                 "on loopback share the batch (this one is rank 0 and prints; the others log to files) through a",
-                "Hazelcast cluster they form. Data: a seeded 3-class spiral (600 samples), or --data with lines",
-                "'feature,...,label'."})
+                "Hazelcast cluster they form. On N machines, run it once per machine with the same --members",
+                "(every worker's host:port, in rank order) and --job, and each machine's own --rank. Data: a seeded",
+                "3-class spiral (600 samples), or --data with lines 'feature,...,label'."})
 public final class MultiDeviceTraining implements Callable<Integer> {
     @Mixin
     private CommonOptions common = new CommonOptions();
@@ -48,9 +50,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
     @Option(names = "--kvstore", paramLabel = "TYPE", description = "local (default), dist_sync or dist_async")
     private String kvstoreType = "local";
 
-    @Option(names = "--workers", paramLabel = "N",
-            description = "worker processes for dist_sync/dist_async (default 2; 1 for local)")
-    private Integer workersOption;
+    @Mixin
+    private ClusterOptions cluster = new ClusterOptions();
 
     @Option(names = "--data", paramLabel = "FILE.csv", description = "training data (default: the seeded spiral)")
     private Path dataFile;
@@ -75,16 +76,6 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                     + "off runs without the profiler (rank 0 only)")
     private String traceOption;
 
-    // Set by rank 0 on the command lines of the workers it starts.
-    @Option(names = "--rank", hidden = true)
-    private int rank;
-
-    @Option(names = "--members", hidden = true)
-    private String members;
-
-    @Option(names = "--cluster", hidden = true)
-    private String cluster;
-
     private MultiDeviceTraining() {
     }
 
@@ -104,12 +95,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         if (!local && !kvstoreType.equals("dist_sync") && !kvstoreType.equals("dist_async")) {
             throw new IllegalArgumentException("--kvstore " + kvstoreType + ": use local, dist_sync or dist_async");
         }
-        int workers = workersOption != null ? workersOption : local ? 1 : 2;
-        if (local && workers != 1) {
-            throw new IllegalArgumentException("--workers " + workers + " needs --kvstore dist_sync or dist_async "
-                    + "(a local store has one worker)");
-        }
-        Cli.inRange("--workers", workers, 1, 64);
+        int workers = cluster.check(kvstoreType);
         Cli.inRange("--epochs", epochs, 1, 1_000_000);
         Cli.inRange("--batch", batchSize, 1, 1 << 20);
         Cli.inRange("--hidden", hidden, 1, 1 << 14);
@@ -129,7 +115,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                     + totalDevices + " devices of the " + workers + " workers: choose a --batch that divides the "
                     + data.rows + " samples or leaves at least " + totalDevices);
         }
-        if (rank == 0 && workers > 1 && members == null) {
+        if (cluster.startsWorkers(workers)) {
             return launchAndTrain(workers, devices, data, batch, lr);
         }
         return train(workers, devices, data, batch, lr);
@@ -137,20 +123,14 @@ public final class MultiDeviceTraining implements Callable<Integer> {
 
     /** Rank 0 of a multi-process run: starts the other workers on loopback, trains with them, checks how they ended. */
     private int launchAndTrain(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
-        List<Integer> ports = WorkerProcesses.freePorts(workers);
-        StringBuilder list = new StringBuilder();
-        for (int p : ports) {
-            list.append(list.length() == 0 ? "" : ",").append("127.0.0.1:").append(p);
-        }
-        members = list.toString();
-        cluster = "depengine-mdt-" + UUID.randomUUID();
+        String job = cluster.placeOnLoopback(WorkerProcesses.freePorts(workers), "mdt-" + UUID.randomUUID());
         Path logDir = Path.of(System.getProperty("java.io.tmpdir"));
         try (WorkerProcesses others = new WorkerProcesses()) {
             for (int r = 1; r < workers; r++) {
-                others.start(r, workerArgs(r, workers), logDir.resolve("MultiDeviceTraining.rank" + r + ".log"));
+                others.start(r, workerArgs(r), logDir.resolve("MultiDeviceTraining.rank" + r + ".log"));
             }
-            System.out.printf("kvstore %s: %d workers on loopback (%s), cluster %s; ranks 1..%d log to %s%n", kvstoreType,
-                    workers, members, cluster, workers - 1, others.logs());
+            System.out.printf("kvstore %s: %d workers on loopback (%s), job %s; ranks 1..%d log to %s%n", kvstoreType,
+                    workers, cluster.members(), job, workers - 1, others.logs());
             int status = train(workers, devices, data, batch, lr);
             String failure = others.awaitAll(60);
             if (failure != null) {
@@ -161,12 +141,13 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         }
     }
 
-    private List<String> workerArgs(int r, int workers) {
+    /** The command line of worker {@code r}: the per-machine form, with this run's training options. */
+    private List<String> workerArgs(int r) {
         List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--kvstore", kvstoreType,
-                "--workers", Integer.toString(workers), "--epochs", Integer.toString(epochs),
+                "--epochs", Integer.toString(epochs),
                 "--batch", Integer.toString(batchSize), "--hidden", Integer.toString(hidden),
-                "--lr", Double.toString(lrOption), "--seed", Integer.toString(seed), "--trace", "off",
-                "--rank", Integer.toString(r), "--members", members, "--cluster", cluster));
+                "--lr", Double.toString(lrOption), "--seed", Integer.toString(seed), "--trace", "off"));
+        a.addAll(cluster.workerArgs(r));
         if (devicesOption != null) {
             a.addAll(List.of("--devices", devicesOption));
         }
@@ -176,28 +157,15 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         return a;
     }
 
-    private KVStoreSettings storeSettings(int workers) {
-        if (workers == 1 && members == null) {
-            return KVStoreSettings.fromSystemProperties();
-        }
-        String[] addresses = members.split(",");
-        String own = addresses[rank];
-        return KVStoreSettings.fromSystemProperties().toBuilder()
-                .members(members).rank(rank).numWorkers(workers).clusterName(cluster)
-                .port(Integer.parseInt(own.substring(own.lastIndexOf(':') + 1)))
-                .set("portCount", "1")
-                .build();
-    }
-
     private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
         String traceText = traceOption != null ? traceOption
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString();
-        Path trace = traceText.equals("off") || rank != 0 ? null : Path.of(traceText);
+        Path trace = traceText.equals("off") || cluster.rank() != 0 ? null : Path.of(traceText);
         Context host = hostContext(devices);
         try (Engine engine = Engine.create(common.engine);
-             KVStore kv = KVStore.open(engine, kvstoreType, storeSettings(workers))) {
+             KVStore kv = KVStore.open(engine, kvstoreType, cluster.storeSettings())) {
             Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed);
-            boolean print = rank == 0;
+            boolean print = cluster.rank() == 0;
             if (print) {
                 System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
                         + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),

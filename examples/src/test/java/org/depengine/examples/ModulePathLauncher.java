@@ -33,7 +33,18 @@ final class ModulePathLauncher {
     /** As {@link #launch(List, String, String...)}, for an example that may take up to {@code seconds}. */
     static Result launch(List<String> jvmOptions, long seconds, String mainClass, String... args)
             throws IOException, InterruptedException {
-        Path target = Path.of("target");
+        Process p = new ProcessBuilder(command(jvmOptions, mainClass, args)).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "the example did not finish");
+        return new Result(p.exitValue(), out);
+    }
+
+    /**
+     * The command line that runs {@code mainClass} with {@code args}: this JVM's {@code java}, the
+     * module path of target/classes and target/lib (absolute, so that it holds in any working directory).
+     */
+    static List<String> command(List<String> jvmOptions, String mainClass, String... args) throws IOException {
+        Path target = Path.of("target").toAbsolutePath();
         List<String> path = new ArrayList<>();
         path.add(target.resolve("classes").toString());
         try (Stream<Path> jars = Files.list(target.resolve("lib"))) {
@@ -48,9 +59,6 @@ final class ModulePathLauncher {
         cmd.add("-m");
         cmd.add("org.depengine.examples/" + mainClass);
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "the example did not finish");
-        return new Result(p.exitValue(), out);
+        return cmd;
     }
 }

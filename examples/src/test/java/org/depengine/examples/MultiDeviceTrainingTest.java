@@ -44,17 +44,23 @@ class MultiDeviceTrainingTest {
         args.addAll(List.of(more));
         String out = DependencyBasicsTest.runOnModulePath(MAIN, args.toArray(String[]::new));
         assertTrue(out.contains("engine " + engine + "; devices " + devices), out);
+        List<Double> losses = losses(out);
+        Matcher f = FINAL.matcher(out);
+        assertTrue(f.find(), out);
+        assertTrue(Pattern.compile("time per epoch: \\d+\\.\\d ms").matcher(out).find(), out);
+        assertTrue(out.contains("trace: " + trace.toAbsolutePath()), out);
+        return new Run(losses, Double.parseDouble(f.group(2)), out);
+    }
+
+    /** The per-epoch losses MultiDeviceTraining printed, in order (the epochs must count up from 1). */
+    static List<Double> losses(String out) {
         List<Double> losses = new ArrayList<>();
         Matcher m = EPOCH.matcher(out);
         while (m.find()) {
             assertEquals(losses.size() + 1, Integer.parseInt(m.group(1)), out);
             losses.add(Double.parseDouble(m.group(3)));
         }
-        Matcher f = FINAL.matcher(out);
-        assertTrue(f.find(), out);
-        assertTrue(Pattern.compile("time per epoch: \\d+\\.\\d ms").matcher(out).find(), out);
-        assertTrue(out.contains("trace: " + trace.toAbsolutePath()), out);
-        return new Run(losses, Double.parseDouble(f.group(2)), out);
+        return losses;
     }
 
     private static void assertSameCurve(Run expected, Run actual, String what) {
@@ -149,11 +155,7 @@ class MultiDeviceTrainingTest {
         String out = r.output();
         assertTrue(out.contains("kvstore " + type + ": 2 workers on loopback"), out);
         assertTrue(out.contains("devices cpu:0; host ops (shuffles, metrics) on cpu:1; kvstore " + type + " (2 workers"), out);
-        List<Double> losses = new ArrayList<>();
-        Matcher m = EPOCH.matcher(out);
-        while (m.find()) {
-            losses.add(Double.parseDouble(m.group(3)));
-        }
+        List<Double> losses = losses(out);
         Matcher f = FINAL.matcher(out);
         assertTrue(f.find(), out);
         return new Run(losses, Double.parseDouble(f.group(2)), out);
@@ -197,6 +199,11 @@ class MultiDeviceTrainingTest {
         ModulePathLauncher.Result workers = ModulePathLauncher.launch(List.of(), MAIN, "--workers", "2");
         assertEquals(2, workers.exitCode(), workers.output());
         assertTrue(workers.output().contains("--workers 2 needs --kvstore dist_sync or dist_async"), workers.output());
+        ModulePathLauncher.Result rank = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "dist_sync",
+                "--members", "127.0.0.1:5801,127.0.0.1:5802", "--rank", "2", "--job", "j");
+        assertEquals(2, rank.exitCode(), rank.output());
+        assertEquals("MultiDeviceTraining: --rank 2 is out of range: give an integer in 0..1 (--members lists 2 workers)",
+                rank.output().strip());
         ModulePathLauncher.Result type = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "nccl");
         assertEquals(2, type.exitCode(), type.output());
         assertTrue(type.output().contains("--kvstore nccl: use local, dist_sync or dist_async"), type.output());
