@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * listener, lets the subclass route it ({@link #prepare}), registers it on its variables and drops the
  * push guard; whoever takes its wait counter to zero dispatches it ({@link #execute}); a worker calls
  * {@link #run}, which applies the skip rules and runs the function; completion (function return,
- * callback, or skip) attaches failures, releases the variables (dispatching successors) and ends
+ * callback, or skip) is the op's own ({@link OpBlock}): it calls the engine's hooks
+ * ({@link #completed}), attaches failures, releases the variables (dispatching successors) and ends
  * the op's accounting.
  *
  * <p><b>Device ops.</b> A device op's function enqueues work on a stream and returns; the op is then
@@ -333,14 +334,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
         return registration;
     }
 
+    /** The engine's hooks on an op's completion; the op then releases its variables and finishes itself. */
     @Override
-    public final void completed(OpBlock op, Throwable error) {
-        Failure f = null;
-        if (error != null) {
-            f = new Failure(error, op.name());
-            op.setFailure(f);
-            waits.recordFailure(f);
-            LOG.debug("op '{}' failed", op.name(), error);
+    public final void completed(OpBlock op, Failure own) {
+        if (own != null) {
+            waits.recordFailure(own);
+            LOG.debug("op '{}' failed", op.name(), own.error());
         }
         OpListener l = op.listener();
         if (l != null) {
@@ -349,13 +348,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (op.isInFlight()) {
             diag.landed(op); // it was flagged before it completed: see OpBlock.markInFlight
         }
-        if (op.isLaunched()) {
-            DeviceOrdering.completedAfterLaunch(op, f); // its variables were released at launch
-        } else {
-            op.releaseVariables();
-        }
-        op.account().exit();
-        op.markFinished();
     }
 
     // ---- waits (see Waits) -----------------------------------------------------------------------

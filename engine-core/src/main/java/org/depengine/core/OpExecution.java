@@ -87,7 +87,7 @@ final class OpExecution {
         } else if (def.isSync()) {
             ordering.returned(op, kind, stream, engine.releasesAtLaunch());
         } else if (!op.isCompleted()) {
-            diag.inFlight(op); // the callback is still to come
+            diag.inFlight(op, false); // the callback is still to come
         }
     }
 

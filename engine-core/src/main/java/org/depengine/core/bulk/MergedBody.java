@@ -94,7 +94,7 @@ final class MergedBody implements SyncFn {
 
     private static void attach(Failure f, Var[] writes) {
         for (Var w : writes) {
-            w.attachLateFailure(f);
+            w.carryFailure(f);
         }
     }
 }

@@ -8,9 +8,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A variable and its dependency queue. Ops register on it in push order: a read with
- * {@link #appendRead}, a write with {@link #appendWrite}; when they finish they call
- * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
+ * A variable and its dependency queue. Ops register on it in push order ({@link Registration}: a read
+ * appends with {@code readLocked}, a write with {@code writeLocked}); when an op completes (or is
+ * released at launch) it calls {@code completeRead} or {@code completeWrite}, which release the ops the
+ * variable was holding back.
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
  * variables must happen as one step with respect to other ops' appends, or two concurrent pushes could
@@ -247,12 +248,15 @@ public final class Var implements org.depengine.api.VarHandle {
         tail = node;
     }
 
-    /** A read by {@code op} completed. */
-    public void completeRead(OpBlock op) {
+    /**
+     * A read by {@code op} completed ({@code atLaunch}: released at launch, its device work may still
+     * read: the variable keeps it as a fence).
+     */
+    void completeRead(OpBlock op, boolean atLaunch) {
         OpBlock writer = null;
         lock();
         try {
-            if (op.isLaunched()) {
+            if (atLaunch) {
                 addFenceReader(op);
             }
             if (--readers == 0 && pendingWrite != null) {
@@ -274,12 +278,14 @@ public final class Var implements org.depengine.api.VarHandle {
      * The write by {@code op} (the pending, running write) completed; it counts in {@link #version()}.
      *
      * @param propagated the failure the variable carries from now on, or null to keep what it has
+     * @param atLaunch whether {@code op} was released at launch (its device work may still write: the
+     *     variable keeps it as a fence)
      */
-    public void completeWrite(OpBlock op, Failure propagated) {
+    void completeWrite(OpBlock op, Failure propagated, boolean atLaunch) {
         QueueNode firstRead;
         int reads = 0;
         OpBlock nextWriter = null;
-        boolean fence = op.isLaunched();
+        boolean fence = atLaunch;
         lock();
         try {
             // A release store: a volatile one would add a full fence inside the critical section.
@@ -465,8 +471,12 @@ public final class Var implements org.depengine.api.VarHandle {
         VERSION.setRelease(this, version + n);
     }
 
-    /** Attaches the failure of an op that completed at launch and failed on the device afterwards. */
-    public void attachLateFailure(Failure f) {
+    /**
+     * The variable carries {@code f} from now on, outside a write's completion: the failure of an op
+     * released at launch that failed on the device afterwards, or of a bulk member (whose merged op
+     * holds the write). Only the op holding the write, or the one that held it last, may call it.
+     */
+    public void carryFailure(Failure f) {
         failure = f;
     }
 
