@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Push validation lives in {@link PushChecks}; running one op in {@link OpExecution}; bulks in
  * {@code core.bulk}; the waits, failure reporting and the hang doctor
- * in {@link Waits}.
+ * in {@link Waits}, over the unreported failures of {@link FailureLedger}.
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.
@@ -75,6 +75,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
     private volatile boolean shutdownNotified;
     private final Diagnostics diag;
+    private final FailureLedger failures = new FailureLedger();
     private final PushChecks checks;
     private final Waits waits;
     private final Bulks bulks;
@@ -92,8 +93,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.diag = new Diagnostics(this);
         this.ordering = new DeviceOrdering(diag);
         this.checks = new PushChecks(this);
-        this.waits = new Waits(this, pending, diag, config);
-        this.bulks = new Bulks(this, new EngineBulkHost(this, waits));
+        this.waits = new Waits(this, pending, diag, failures, config);
+        this.bulks = new Bulks(this, new EngineBulkHost(this, failures));
         this.execution = new OpExecution(this, ordering, diag);
     }
 
@@ -321,7 +322,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
      */
     protected final void refuse(OpBlock op, Throwable cause) {
-        OpExecution.refuse(op, cause);
+        execution.refuse(op, cause);
     }
 
     /** Whether {@link #notifyShutdown()} was called: from then on only DELETE_VAR ops run. */
@@ -338,7 +339,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void completed(OpBlock op, Failure own) {
         if (own != null) {
-            waits.recordFailure(own);
+            failures.record(own);
             LOG.debug("op '{}' failed", op.name(), own.error());
         }
         OpListener l = op.listener();

@@ -48,7 +48,7 @@ final class DeviceOrdering {
     }
 
     /**
-     * Decides, for each launched op that {@code op} was released behind, how {@code op} waits for it.
+     * Decides, for each fence (an op released at launch) that {@code op} was released behind, how {@code op} waits for it.
      * Keeps the fences to wait for on the device; defers the op on the host behind the others. Call
      * only when {@link OpBlock#hasFences()}.
      *
