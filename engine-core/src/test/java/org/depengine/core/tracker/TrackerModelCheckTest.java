@@ -330,8 +330,11 @@ public class TrackerModelCheckTest {
         for (int id = 0; id < n; id++) {
             if (state.get(id) == STARTED && k-- == 0) {
                 if (state.compareAndSet(id, STARTED, CLAIMED)) {
-                    state.set(id, LAUNCHED); // before the release: a successor checks it when it starts
+                    // CLAIMED, not completed, while the variables are released: a successor that starts
+                    // meanwhile is caught. LAUNCHED only once releaseAtLaunch returned, as in the engine,
+                    // where the device's done report is hooked up after the launch.
                     ops.get(id).releaseAtLaunch(null); // no event: successors wait on the host
+                    state.set(id, LAUNCHED);
                 }
                 return;
             }
