@@ -99,10 +99,10 @@ public abstract class EngineTestBase {
             }
         }
 
-        /** Completes the op, and joins the thread that pushed it (the naive engine's push returns only now). */
+        /** Completes the op, and joins the thread that pushed it, bounded (the naive engine's push returns only now). */
         public void complete() throws InterruptedException {
             callback.complete();
-            pusher.join();
+            joinPusher();
         }
     }
 
