@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * listener, lets the subclass route it ({@link #prepare}), registers it on its variables and drops the
  * push guard; whoever takes its wait counter to zero dispatches it ({@link #execute}); a worker calls
  * {@link #run}, which applies the skip rules and runs the function; completion (function return,
- * callback, or skip) attaches failures, releases the variables (dispatching successors) and ends
+ * callback, or skip) is the op's own ({@link OpBlock}): it calls the engine's hooks
+ * ({@link #completed}), attaches failures, releases the variables (dispatching successors) and ends
  * the op's accounting.
  *
  * <p><b>Device ops.</b> A device op's function enqueues work on a stream and returns; the op is then
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Push validation lives in {@link PushChecks}; running one op in {@link OpExecution}; bulks in
  * {@code core.bulk}; the waits, failure reporting and the hang doctor
- * in {@link Waits}.
+ * in {@link Waits}, over the unreported failures of {@link FailureLedger}.
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.
@@ -74,6 +75,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final CountDownLatch closedSignal = new CountDownLatch(1); // released when close() has finished
     private volatile boolean shutdownNotified;
     private final Diagnostics diag;
+    private final FailureLedger failures = new FailureLedger();
     private final PushChecks checks;
     private final Waits waits;
     private final Bulks bulks;
@@ -91,8 +93,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.diag = new Diagnostics(this);
         this.ordering = new DeviceOrdering(diag);
         this.checks = new PushChecks(this);
-        this.waits = new Waits(this, pending, diag, config);
-        this.bulks = new Bulks(this, new EngineBulkHost(this, waits));
+        this.waits = new Waits(this, pending, diag, failures, config);
+        this.bulks = new Bulks(this, new EngineBulkHost(this, failures));
         this.execution = new OpExecution(this, ordering, diag);
     }
 
@@ -320,7 +322,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
      */
     protected final void refuse(OpBlock op, Throwable cause) {
-        OpExecution.refuse(op, cause);
+        execution.refuse(op, cause);
     }
 
     /** Whether {@link #notifyShutdown()} was called: from then on only DELETE_VAR ops run. */
@@ -333,14 +335,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
         return registration;
     }
 
+    /** The engine's hooks on an op's completion; the op then releases its variables and finishes itself. */
     @Override
-    public final void completed(OpBlock op, Throwable error) {
-        Failure f = null;
-        if (error != null) {
-            f = new Failure(error, op.name());
-            op.setFailure(f);
-            waits.recordFailure(f);
-            LOG.debug("op '{}' failed", op.name(), error);
+    public final void completed(OpBlock op, Failure own) {
+        if (own != null) {
+            failures.record(own);
+            LOG.debug("op '{}' failed", op.name(), own.error());
         }
         OpListener l = op.listener();
         if (l != null) {
@@ -349,13 +349,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (op.isInFlight()) {
             diag.landed(op); // it was flagged before it completed: see OpBlock.markInFlight
         }
-        if (op.isLaunched()) {
-            DeviceOrdering.completedAfterLaunch(op, f); // its variables were released at launch
-        } else {
-            op.releaseVariables();
-        }
-        op.account().exit();
-        op.markFinished();
     }
 
     // ---- waits (see Waits) -----------------------------------------------------------------------

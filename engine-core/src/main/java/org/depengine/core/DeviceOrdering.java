@@ -2,14 +2,12 @@ package org.depengine.core;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.listen.OpListener;
-import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
@@ -50,35 +48,14 @@ final class DeviceOrdering {
     }
 
     /**
-     * Decides, for each launched op that {@code op} was released behind, how {@code op} waits for it.
+     * Decides, for each fence (an op released at launch) that {@code op} was released behind, how {@code op} waits for it.
      * Keeps the fences to wait for on the device; defers the op on the host behind the others. Call
      * only when {@link OpBlock#hasFences()}.
      *
      * @return true if the op was deferred (it is dispatched again when the last of those fences is done)
      */
     boolean deferredBehindFences(OpBlock op) {
-        Fencing fencing = op.fencing();
-        OpBlock[] fences = fencing.takeFences();
-        if (fences == null) {
-            return false;
-        }
-        boolean onDevice = canWaitOnDevice(op);
-        int kept = 0;
-        for (OpBlock f : fences) {
-            if (!f.isFence()) {
-                continue; // done already
-            }
-            Fencing ff = f.fencing();
-            if (onDevice && f.device() == op.device() && ff.doneEvent() != null) {
-                fences[kept++] = f;
-            } else if (ff.deferUntilDeviceDone(op)) {
-                hostDeferrals.increment();
-            }
-        }
-        if (kept > 0) {
-            fencing.keepDeviceFences(kept == fences.length ? fences : Arrays.copyOf(fences, kept));
-        }
-        return !fencing.dropDeferralGuard();
+        return op.deferBehindFences(canWaitOnDevice(op), hostDeferrals);
     }
 
     /** Whether the op can wait for a producer of its own device on the device (a sync user op on a stream). */
@@ -148,14 +125,12 @@ final class DeviceOrdering {
         }
         DeviceDone done = new DeviceDone(op, device, stream);
         try {
-            if (op.def().kind() == OpDef.Kind.USER && releaseAtLaunch) {
-                Event doneEvent = device.supportsStreamWait() ? PluginGuard.record(device.context(), stream) : null;
-                op.launch(doneEvent);
+            boolean early = op.def().kind() == OpDef.Kind.USER && releaseAtLaunch;
+            Event doneEvent = early && device.supportsStreamWait() ? PluginGuard.record(device.context(), stream) : null;
+            diag.inFlight(op, true);
+            if (early) {
+                op.releaseAtLaunch(doneEvent);
                 launchedEarly.increment();
-                diag.inFlight(op);
-                op.releaseVariables();
-            } else {
-                diag.inFlight(op);
             }
             PluginGuard.whenDone(device.context(), policy, stream, done);
         } catch (Throwable e) {
@@ -168,22 +143,6 @@ final class DeviceOrdering {
                         device.context(), e);
             }
         }
-    }
-
-    /**
-     * A launched op completed (its device work is done, or it failed): later users of its outputs see
-     * its failure, ops deferred behind it go, its variables forget it.
-     *
-     * @param failure its failure, or null
-     */
-    static void completedAfterLaunch(OpBlock op, Failure failure) {
-        if (failure != null) {
-            // Its variables were released at launch: later users of its outputs must still see this.
-            for (Var w : op.def().writes()) {
-                w.attachLateFailure(failure);
-            }
-        }
-        op.markDeviceDone();
     }
 
     /**

@@ -16,11 +16,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.EngineDiagnostics.PendingOp;
-import org.depengine.api.device.StreamKind;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.Fencing;
 import org.depengine.core.tracker.OpBlock;
-import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.Var;
 import org.depengine.core.tracker.VarSnapshot;
 
@@ -49,10 +47,13 @@ final class Diagnostics {
         return v;
     }
 
-    /** The op's function returned and the op is not complete: it waits for a callback or a device. */
-    void inFlight(OpBlock op) {
+    /**
+     * The op's function returned and the op is not complete: it waits for a callback, or for its device
+     * if {@code launched}.
+     */
+    void inFlight(OpBlock op, boolean launched) {
         inFlight.add(op);
-        if (!op.markInFlight(System.nanoTime())) {
+        if (!op.markInFlight(System.nanoTime(), launched)) {
             inFlight.remove(op); // it completed meanwhile, before the flag: its completion does not remove it
         }
     }
@@ -123,7 +124,7 @@ final class Diagnostics {
             if (op.isFinished()) {
                 continue;
             }
-            OpState state = state(op);
+            OpState state = op.state();
             Duration away = op.isInFlight() && (state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE)
                     ? Duration.ofNanos(now - op.inFlightSince()) : null;
             String thread = state != OpState.RUNNING ? null
@@ -142,36 +143,8 @@ final class Diagnostics {
         return new EngineDiagnostics(engine.name(), Instant.now(), pendingCount.getAsLong(), ops, ws, counters);
     }
 
-    private static OpState state(OpBlock op) {
-        if (op.isLaunched() || (op.isInFlight() && op.isStarted() && onDevice(op))) {
-            return OpState.ON_DEVICE;
-        }
-        if (op.isInFlight()) {
-            return OpState.AWAITING_CALLBACK;
-        }
-        if (op.isStarted()) {
-            return OpState.RUNNING;
-        }
-        if (op.waitCount() > 0) {
-            return op.isDeferred() ? OpState.DEFERRED : OpState.WAITING;
-        }
-        return OpState.QUEUED;
-    }
-
-    private static boolean onDevice(OpBlock op) {
-        OpDevice device = op.device();
-        if (!op.def().isSync() || device == null) {
-            return false;
-        }
-        try {
-            return !PluginGuard.doneOnReturn(device.context(), device.policy(StreamKind.of(op.def().prop())));
-        } catch (RuntimeException pluginFailed) {
-            return false; // diagnostics never throw; the op itself fails on the same call
-        }
-    }
-
     private static String describe(OpBlock op) {
-        return "op '" + op.name() + "' #" + op.id() + " (" + state(op) + ")";
+        return "op '" + op.name() + "' #" + op.id() + " (" + op.state() + ")";
     }
 
     private static String readersOf(Var v, Set<OpBlock> known) {

@@ -8,11 +8,11 @@ import org.depengine.core.tracker.OpDef;
 /** What an engine's bulks need of it: registering a merged op, checking a member's context, failures. */
 final class EngineBulkHost implements BulkHost {
     private final AbstractEngine engine;
-    private final Waits waits;
+    private final FailureLedger failures;
 
-    EngineBulkHost(AbstractEngine engine, Waits waits) {
+    EngineBulkHost(AbstractEngine engine, FailureLedger failures) {
         this.engine = engine;
-        this.waits = waits;
+        this.failures = failures;
     }
 
     @Override
@@ -28,7 +28,7 @@ final class EngineBulkHost implements BulkHost {
     @Override
     public Failure memberFailed(Throwable error, String memberName) {
         Failure f = new Failure(error, memberName);
-        waits.recordFailure(f);
+        failures.record(f);
         return f;
     }
 }

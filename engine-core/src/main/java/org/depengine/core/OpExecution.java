@@ -1,20 +1,19 @@
 package org.depengine.core;
 
-import org.depengine.api.FnProperty;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.listen.OpListener;
 import org.depengine.core.exec.EngineThread;
-import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpDevice;
+import org.depengine.core.tracker.SkipRule;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Running one ready op on the calling thread, the same for every engine: the stream it runs on, the
- * skip rules (cancelled, after {@code notifyShutdown}, an inherited failure), the function, and what
+ * skip rule ({@link SkipRule}), the function, and what
  * its return or throw means. {@link AbstractEngine#run} and {@link AbstractEngine#refuse} delegate here.
  */
 final class OpExecution {
@@ -55,14 +54,7 @@ final class OpExecution {
         if (l != null) {
             l.started(op, System.nanoTime());
         }
-        // After notifyShutdown only ops with the DELETE_VAR property run (deletions and user ops alike).
-        if (op.isCancelled() || (engine.shutdownNotified() && def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.DELETE_VAR)) {
-            op.skip(null);
-            return;
-        }
-        Failure inherited = inherited(op);
-        if (inherited != null) {
-            op.skip(inherited);
+        if (SkipRule.skipped(op, engine.shutdownNotified())) {
             return;
         }
         Thread t = Thread.currentThread();
@@ -87,7 +79,7 @@ final class OpExecution {
         } else if (def.isSync()) {
             ordering.returned(op, kind, stream, engine.releasesAtLaunch());
         } else if (!op.isCompleted()) {
-            diag.inFlight(op); // the callback is still to come
+            diag.inFlight(op, false); // the callback is still to come
         }
     }
 
@@ -95,22 +87,11 @@ final class OpExecution {
      * Fails a ready op that cannot run because its stream could not be had (the device plugin failed
      * to make or bind it), after the skip rules: an op that would be skipped is skipped. Never throws.
      */
-    static void refuse(OpBlock op, Throwable cause) {
+    void refuse(OpBlock op, Throwable cause) {
         op.start(null);
-        Failure inherited = inherited(op);
-        if (op.isCancelled()) {
-            op.skip(null);
-        } else if (inherited != null) {
-            op.skip(inherited);
-        } else {
+        if (!SkipRule.skipped(op, engine.shutdownNotified())) {
             op.fail(cause);
         }
-    }
-
-    /** The failure a user op takes over instead of running (the skip rule), or null. */
-    private static Failure inherited(OpBlock op) {
-        OpDef def = op.def();
-        return def.kind() == OpDef.Kind.USER && def.prop() != FnProperty.NO_SKIP ? def.inheritedFailure() : null;
     }
 
     private static void fnThrew(OpBlock op, Throwable e) {

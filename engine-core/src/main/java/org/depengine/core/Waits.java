@@ -1,7 +1,6 @@
 package org.depengine.core;
 
 import java.time.Duration;
-import java.util.LinkedHashSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
@@ -24,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@code whenAllDone}) and the failures they report, with the hang doctor that watches the blocking
  * ones.
  *
- * <p>A failure is recorded when its op completes and stays unreported until a wait throws it: a
+ * <p>A failure is recorded when its op completes ({@link FailureLedger}) and stays unreported until a wait throws it: a
  * {@code waitForVar} throws the failure its variable carries, a {@code waitForAll} the first unreported
  * one (later ones suppressed). A reported failure leaves every place that holds it at once, so that
  * nothing keeps its throwable. Thread-safe.
@@ -45,15 +44,15 @@ final class Waits {
     private final PendingOps pending;
     private final Diagnostics diag;
     private final int hangDoctorMs;
-    // Unreported failures in completion order. Guarded by itself: failures are rare, and removal must be O(1).
-    private final LinkedHashSet<Failure> failures = new LinkedHashSet<>();
+    private final FailureLedger failures;
     /** How many times the hang doctor reported (see EngineDiagnostics#counters). */
     final LongAdder hangReports = new LongAdder();
 
-    Waits(AbstractEngine engine, PendingOps pending, Diagnostics diag, EngineConfig config) {
+    Waits(AbstractEngine engine, PendingOps pending, Diagnostics diag, FailureLedger failures, EngineConfig config) {
         this.engine = engine;
         this.pending = pending;
         this.diag = diag;
+        this.failures = failures;
         this.hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
     }
 
@@ -67,22 +66,6 @@ final class Waits {
             return Long.MAX_VALUE - 1;
         }
         return d == Long.MAX_VALUE ? d - 1 : d;
-    }
-
-    /** An op failed: its failure waits to be reported. */
-    void recordFailure(Failure f) {
-        synchronized (failures) {
-            failures.add(f);
-        }
-    }
-
-    /** Takes every unreported failure, in completion order. */
-    private Failure[] takeFailures() {
-        synchronized (failures) {
-            Failure[] all = failures.toArray(new Failure[0]);
-            failures.clear();
-            return all;
-        }
     }
 
     /**
@@ -155,7 +138,7 @@ final class Waits {
                 interrupted = true; // finish closing; the caller restores the status
             }
         }
-        for (Failure f : takeFailures()) {
+        for (Failure f : failures.takeAll()) {
             if (f.markReported()) {
                 LOG.warn("engine '{}' closed with an unreported failure: {}", engine.name(), f, f.error());
             }
@@ -209,9 +192,7 @@ final class Waits {
         if (f == null || !f.markReported()) {
             return null;
         }
-        synchronized (failures) {
-            failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
-        }
+        failures.remove(f); // reported: nothing may keep it any more (variables drop it when they see it)
         v.dropReportedFailure(f);
         return failureException(f);
     }
@@ -219,7 +200,7 @@ final class Waits {
     /** As the waits report them: the first unreported failure, later ones suppressed; null if none. */
     private EngineException firstUnreportedFailure() {
         EngineException first = null;
-        for (Failure f : takeFailures()) {
+        for (Failure f : failures.takeAll()) {
             if (f.markReported()) {
                 if (first == null) {
                     first = failureException(f);

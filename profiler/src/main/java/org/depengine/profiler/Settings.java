@@ -3,6 +3,7 @@ package org.depengine.profiler;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import org.depengine.api.spi.EngineConfig;
 
 /**
  * A profiler's configuration as {@link Profiler.Builder#build()} froze it, and the reading of the
@@ -72,11 +73,9 @@ record Settings(Profiler.Mode mode, int ringCapacity, int maxThreads, Path file,
      * @throws IllegalArgumentException if it is set to something other than true or false
      */
     static boolean autostartRequested() {
-        String on = System.getProperty(Profiler.AUTOSTART_PROPERTY, "false").strip();
-        if (!on.equalsIgnoreCase("true") && !on.equalsIgnoreCase("false") && !on.isEmpty()) {
-            throw new IllegalArgumentException("-D" + Profiler.AUTOSTART_PROPERTY + "=" + on + " is not valid: use 'true' or 'false'");
-        }
-        return on.equalsIgnoreCase("true");
+        // Blank counts as unset here (a bare -D switch), as for the profiler's other settings (prop).
+        return prop(Profiler.AUTOSTART_PROPERTY) != null
+                && EngineConfig.systemBoolean(Profiler.AUTOSTART_PROPERTY, false, "attach a profiler to every engine when it is created");
     }
 
     private static String prop(String name) {

@@ -14,9 +14,12 @@ import org.depengine.api.Context;
  * @param settings settings for every engine the suites create; none means the engine defaults
  * @param contexts the contexts ops are spread over in randomized workloads; at least one
  * @param singleWorkerSettings settings that, on top of {@code settings}, leave one worker for plain CPU ops
+ * @param threaded whether the engine runs ops on threads of its own, so that independent ops overlap
+ *     and a push returns before its op ran (false for an engine that runs each push to its end on the
+ *     pushing thread, as {@code naive} does)
  */
 public record EngineSetup(String engine, Map<String, String> settings, List<Context> contexts,
-        Map<String, String> singleWorkerSettings) {
+        Map<String, String> singleWorkerSettings, boolean threaded) {
 
     /** Copies the maps and lists; throws {@link NullPointerException} on a null and {@link IllegalArgumentException} on no contexts. */
     public EngineSetup {
@@ -29,23 +32,28 @@ public record EngineSetup(String engine, Map<String, String> settings, List<Cont
         }
     }
 
-    /** The engine {@code engine} with its default settings, ops on {@code cpu:0}. */
+    /** The engine {@code engine} with its default settings, ops on {@code cpu:0}, threaded. */
     public static EngineSetup of(String engine) {
-        return new EngineSetup(engine, Map.of(), List.of(Context.cpu()), Map.of());
+        return new EngineSetup(engine, Map.of(), List.of(Context.cpu()), Map.of(), true);
     }
 
     /** This setup with {@code settings} instead of its settings. */
     public EngineSetup withSettings(Map<String, String> settings) {
-        return new EngineSetup(engine, settings, contexts, singleWorkerSettings);
+        return new EngineSetup(engine, settings, contexts, singleWorkerSettings, threaded);
     }
 
     /** This setup with workloads spread over {@code contexts}. */
     public EngineSetup withContexts(List<Context> contexts) {
-        return new EngineSetup(engine, settings, contexts, singleWorkerSettings);
+        return new EngineSetup(engine, settings, contexts, singleWorkerSettings, threaded);
     }
 
     /** This setup with {@code singleWorkerSettings} as the settings that leave one worker. */
     public EngineSetup withSingleWorkerSettings(Map<String, String> singleWorkerSettings) {
-        return new EngineSetup(engine, settings, contexts, singleWorkerSettings);
+        return new EngineSetup(engine, settings, contexts, singleWorkerSettings, threaded);
+    }
+
+    /** This setup for an engine that runs each push to its end on the pushing thread (no threads of its own). */
+    public EngineSetup withoutOwnThreads() {
+        return new EngineSetup(engine, settings, contexts, singleWorkerSettings, false);
     }
 }

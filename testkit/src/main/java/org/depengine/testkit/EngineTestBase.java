@@ -64,9 +64,13 @@ public abstract class EngineTestBase {
         return setup == null ? List.of(Context.cpu()) : setup.contexts();
     }
 
-    /** Whether the engine runs ops on threads of its own (so independent ops can overlap). */
+    /**
+     * Whether the engine runs ops on threads of its own (so independent ops can overlap): the setup's
+     * {@link EngineSetup#threaded()}. A suite run on its own, with no setup (its {@link #engineName()}
+     * overridden), is taken as threaded unless it names the naive engine; override this to say otherwise.
+     */
     protected boolean threaded() {
-        return !"naive".equals(engineName());
+        return setup != null ? setup.threaded() : !"naive".equals(engineName());
     }
 
     /** A new engine of the tested kind with {@link #settings()}; the hang doctor is off unless they set it. */
@@ -99,10 +103,10 @@ public abstract class EngineTestBase {
             }
         }
 
-        /** Completes the op, and joins the thread that pushed it (the naive engine's push returns only now). */
+        /** Completes the op, and joins the thread that pushed it, bounded (the naive engine's push returns only now). */
         public void complete() throws InterruptedException {
             callback.complete();
-            pusher.join();
+            joinPusher();
         }
     }
 

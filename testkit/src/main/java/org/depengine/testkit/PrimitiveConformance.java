@@ -167,18 +167,27 @@ public abstract class PrimitiveConformance {
     @Test
     void badCopiesAreRefusedBeforeAnythingIsEnqueued() {
         Memcpy copy = dev.requirePrimitive(Memcpy.class);
-        DeviceBuffer buf = track(dev.allocate(16));
+        float[] before = random(4);
+        DeviceBuffer buf = upload(before); // 16 bytes
+        ByteBuffer source = hostBuffer(8);
+        source.asFloatBuffer().put(new float[] {7f, 7f});
+        ByteBuffer target = hostBuffer(4);
+        target.putFloat(0, 7f);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> copy.hostToDevice(stream, ByteBuffer.allocate(4), buf, 0));
         assertTrue(e.getMessage().contains("direct"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> copy.hostToDevice(stream, hostBuffer(8), buf, 12));
+        e = assertThrows(IllegalArgumentException.class, () -> copy.hostToDevice(stream, source, buf, 12));
         assertTrue(e.getMessage().contains("'dst'") && e.getMessage().contains("16 bytes"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> copy.deviceToHost(stream, buf, -1, hostBuffer(4)));
+        e = assertThrows(IllegalArgumentException.class, () -> copy.deviceToHost(stream, buf, -1, target));
         assertTrue(e.getMessage().contains(">= 0"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> copy.deviceToDevice(stream, buf, 0, buf, 4, 8));
         assertTrue(e.getMessage().contains("overlap"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> copy.deviceToDevice(stream, buf, 0, buf, 8, -1));
         assertThrows(NullPointerException.class, () -> copy.hostToDevice(stream, null, buf, 0));
+        // Nothing was enqueued: once the stream is done, neither the buffer nor the host side changed.
+        stream.synchronize();
+        assertArrayEquals(before, read(buf, 4), "a refused copy wrote the device buffer");
+        assertEquals(7f, target.getFloat(0), "a refused copy wrote the host buffer");
     }
 
     // ------------------------------------------------------------------ Fill

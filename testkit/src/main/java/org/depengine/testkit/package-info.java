@@ -8,7 +8,8 @@
  *
  * <pre>{@code
  * class PooledConformanceTest extends ThreadedEngineConformance {
- *     protected EngineSetup setup() {
+ *     @Override
+ *     public EngineSetup setup() {
  *         return EngineSetup.of("pooled").withSettings(Map.of("depengine.pooled.workers", "2"))
  *                 .withSingleWorkerSettings(Map.of("depengine.pooled.workers", "1"));
  *     }

@@ -2,7 +2,7 @@ package org.depengine.device.cuda;
 
 import jcuda.CudaException;
 import jcuda.driver.CUdeviceptr;
-import org.depengine.api.device.DeviceBuffer;
+import org.depengine.device.common.HandleBuffer;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -14,27 +14,17 @@ import org.slf4j.LoggerFactory;
  * with it, and a later {@link #ptr()} is an {@link IllegalStateException} naming the device and what to
  * do; a later {@link #close()} does nothing. Thread-safe.
  */
-public final class CudaBuffer implements DeviceBuffer {
+public final class CudaBuffer extends HandleBuffer<CUdeviceptr> {
     private final CudaDevice device;
-    private final CUdeviceptr ptr;
-    private final long size;
-    /** Null while allocated; then why it is not any more. Guarded by this. */
-    private String freedBecause;
 
     CudaBuffer(CudaDevice device, CUdeviceptr ptr, long size) {
+        super(ptr, size);
         this.device = device;
-        this.ptr = ptr;
-        this.size = size;
     }
 
     @Override
     public CudaDevice device() {
         return device;
-    }
-
-    @Override
-    public long size() {
-        return size;
     }
 
     /**
@@ -43,44 +33,27 @@ public final class CudaBuffer implements DeviceBuffer {
      * @throws IllegalStateException if the buffer is closed, or was freed when its device closed (the
      *     message says which, and what to do)
      */
-    public synchronized CUdeviceptr ptr() {
-        if (freedBecause != null) {
-            throw new IllegalStateException("buffer of " + size + " bytes on " + device.context() + " cannot be used: "
-                    + freedBecause);
-        }
-        return ptr;
-    }
-
-    @Override
-    public void close() {
-        if (free("it is closed")) {
-            device.bufferClosed(this);
-        }
+    public CUdeviceptr ptr() {
+        return handle();
     }
 
     /** Frees the buffer because its device is closing (the device's context is current). */
     void freeWithDevice() {
-        free(device.closedMessage());
+        freeBecause(device.closedMessage());
     }
 
-    private boolean free(String because) {
-        synchronized (this) {
-            if (freedBecause != null) {
-                return false;
-            }
-            freedBecause = because;
-        }
+    @Override
+    protected void release(CUdeviceptr ptr) {
         try {
             device.bind();
             device.driver().memFree(ptr);
         } catch (CudaException e) {
             LoggerFactory.getLogger(CudaBuffer.class).warn("{}: cuMemFree failed: {}", this, e.getMessage());
         }
-        return true;
     }
 
     @Override
-    public synchronized String toString() {
-        return "CudaBuffer[" + device.context() + ", " + size + " bytes" + (freedBecause != null ? ", freed" : "") + "]";
+    protected void closed() {
+        device.bufferClosed(this);
     }
 }

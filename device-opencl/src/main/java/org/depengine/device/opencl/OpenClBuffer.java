@@ -2,7 +2,7 @@ package org.depengine.device.opencl;
 
 import static org.jocl.CL.clReleaseMemObject;
 
-import org.depengine.api.device.DeviceBuffer;
+import org.depengine.device.common.HandleBuffer;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.cl_mem;
@@ -18,27 +18,17 @@ import org.slf4j.LoggerFactory;
  * with it, and a later {@link #mem()} (so any copy or kernel on it) is an {@link IllegalStateException}
  * naming the device and what to do; a later {@link #close()} does nothing. Thread-safe.
  */
-public final class OpenClBuffer implements DeviceBuffer {
+public final class OpenClBuffer extends HandleBuffer<cl_mem> {
     private final OpenClDevice device;
-    private final cl_mem mem;
-    private final long size;
-    /** Null while allocated; then why it is not any more. Guarded by this. */
-    private String freedBecause;
 
     OpenClBuffer(OpenClDevice device, cl_mem mem, long size) {
+        super(mem, size);
         this.device = device;
-        this.mem = mem;
-        this.size = size;
     }
 
     @Override
     public OpenClDevice device() {
         return device;
-    }
-
-    @Override
-    public long size() {
-        return size;
     }
 
     /**
@@ -47,44 +37,27 @@ public final class OpenClBuffer implements DeviceBuffer {
      * @throws IllegalStateException if the buffer is closed, or was freed when its device closed (the
      *     message says which, and what to do)
      */
-    public synchronized cl_mem mem() {
-        if (freedBecause != null) {
-            throw new IllegalStateException("buffer of " + size + " bytes on " + device.context() + " cannot be used: "
-                    + freedBecause);
-        }
-        return mem;
-    }
-
-    @Override
-    public void close() {
-        if (free("it is closed")) {
-            device.bufferClosed(this);
-        }
+    public cl_mem mem() {
+        return handle();
     }
 
     /** Frees the buffer because its device is closing. */
     void freeWithDevice() {
-        free(device.closedMessage());
+        freeBecause(device.closedMessage());
     }
 
-    private boolean free(String because) {
-        synchronized (this) {
-            if (freedBecause != null) {
-                return false;
-            }
-            freedBecause = because;
-        }
+    @Override
+    protected void release(cl_mem mem) {
         try {
             clReleaseMemObject(mem);
         } catch (CLException e) {
             LoggerFactory.getLogger(OpenClBuffer.class).warn("{}: clReleaseMemObject failed: {}", this,
                     CL.stringFor_errorCode(e.getStatus()));
         }
-        return true;
     }
 
     @Override
-    public synchronized String toString() {
-        return "OpenClBuffer[" + device.context() + ", " + size + " bytes" + (freedBecause != null ? ", freed" : "") + "]";
+    protected void closed() {
+        device.bufferClosed(this);
     }
 }

@@ -1,6 +1,6 @@
 package org.depengine.api.device;
 
-import java.util.Locale;
+import org.depengine.api.spi.EngineConfig;
 
 /**
  * The plugin entry of one device type: found with {@link java.util.ServiceLoader}, one provider per
@@ -84,20 +84,7 @@ public interface DeviceProvider {
      * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean isDisabled(String type) {
-        String property = disabledProperty(type);
-        String value = System.getProperty(property);
-        if (value == null) {
-            return false;
-        }
-        switch (value.strip().toLowerCase(Locale.ROOT)) {
-            case "true":
-                return true;
-            case "false":
-                return false;
-            default:
-                throw new IllegalArgumentException("-D" + property + "=" + value + " is not a valid value: use true "
-                        + "(switch the '" + type + "' device type off) or false");
-        }
+        return EngineConfig.systemBoolean(disabledProperty(type), false, "switch the '" + type + "' device type off");
     }
 
     /**

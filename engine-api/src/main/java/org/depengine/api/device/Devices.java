@@ -1,11 +1,11 @@
 package org.depengine.api.device;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Context;
 import org.depengine.api.internal.ProviderLookup;
+import org.depengine.api.spi.EngineConfig;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -208,19 +208,7 @@ public final class Devices {
      * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean keepOpen() {
-        String value = System.getProperty(KEEP_OPEN_PROPERTY);
-        if (value == null) {
-            return false;
-        }
-        switch (value.strip().toLowerCase(Locale.ROOT)) {
-            case "true":
-                return true;
-            case "false":
-                return false;
-            default:
-                throw new IllegalArgumentException("-D" + KEEP_OPEN_PROPERTY + "=" + value + " is not a valid value: "
-                        + "use true (keep devices open when the last engine using them closes) or false");
-        }
+        return EngineConfig.systemBoolean(KEEP_OPEN_PROPERTY, false, "keep devices open when the last engine using them closes");
     }
 
     private static boolean keepOpenQuietly() {

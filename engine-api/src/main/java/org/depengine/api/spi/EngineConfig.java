@@ -152,14 +152,48 @@ public final class EngineConfig {
         if (raw == null) {
             return defaultValue;
         }
+        Boolean b = strictBoolean(raw);
+        if (b == null) {
+            throw new IllegalArgumentException(describe(key) + "='" + raw + "' is not a boolean; expected true or false");
+        }
+        return b;
+    }
+
+    /**
+     * A true/false system property read now, with the same strict parsing as {@link #getBoolean}: for
+     * the switches read outside an engine's configuration (a device type's off switch, keeping devices
+     * open, the profiler's autostart).
+     *
+     * @param key the property, e.g. {@code "depengine.device.keepOpen"}
+     * @param defaultValue the value when the property is not set
+     * @param whatTrueDoes what {@code true} does, for the error message, e.g. {@code "keep devices open"}
+     * @return the value, or {@code defaultValue} if not set
+     * @throws IllegalArgumentException naming the property and its value for anything but {@code true}
+     *     or {@code false} (any case, surrounding blanks ignored)
+     */
+    public static boolean systemBoolean(String key, boolean defaultValue, String whatTrueDoes) {
+        String raw = System.getProperty(key);
+        if (raw == null) {
+            return defaultValue;
+        }
+        Boolean b = strictBoolean(raw);
+        if (b == null) {
+            throw new IllegalArgumentException("-D" + key + "=" + raw + " is not a valid value: use true (" + whatTrueDoes
+                    + ") or false");
+        }
+        return b;
+    }
+
+    /** The one parser of depengine's switches: {@code true} or {@code false}, any case, blanks around ignored; else null. */
+    private static Boolean strictBoolean(String raw) {
         String s = raw.strip();
         if (s.equalsIgnoreCase("true")) {
-            return true;
+            return Boolean.TRUE;
         }
         if (s.equalsIgnoreCase("false")) {
-            return false;
+            return Boolean.FALSE;
         }
-        throw new IllegalArgumentException(describe(key) + "='" + raw + "' is not a boolean; expected true or false");
+        return null;
     }
 
     @Override

@@ -8,6 +8,7 @@ import org.depengine.api.listen.OpListener;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.SkipRule;
 import org.depengine.core.tracker.Var;
 
 /**
@@ -51,13 +52,11 @@ final class MergedBody implements SyncFn {
                     skipped(l, op, i, m);
                     continue;
                 }
-                if (m.prop() != FnProperty.NO_SKIP) {
-                    Failure inherited = m.inheritedFailure(); // the skip rule of a lone op
-                    if (inherited != null) {
-                        attach(inherited, m.writes());
-                        skipped(l, op, i, m);
-                        continue;
-                    }
+                Failure inherited = SkipRule.inherited(m); // the skip rule of a lone op
+                if (inherited != null) {
+                    attach(inherited, m.writes());
+                    skipped(l, op, i, m);
+                    continue;
                 }
                 long start = l == null ? 0 : System.nanoTime();
                 OpInfo.Outcome outcome = OpInfo.Outcome.DONE;
@@ -94,7 +93,7 @@ final class MergedBody implements SyncFn {
 
     private static void attach(Failure f, Var[] writes) {
         for (Var w : writes) {
-            w.attachLateFailure(f);
+            w.carryFailure(f);
         }
     }
 }

@@ -8,7 +8,10 @@ import org.depengine.core.tracker.OpBlock;
  */
 public class EngineThread extends Thread {
     private final Object engine;
-    /** The op this thread is running, or null; written and read by this thread only. */
+    /**
+     * The op this thread is running, or null. Written by this thread only; read by it, and racily by
+     * diagnostics on another thread (a plain field: a snapshot may see a stale op, never a torn one).
+     */
     public OpBlock currentOp;
 
     /**

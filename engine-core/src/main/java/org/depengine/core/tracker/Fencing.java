@@ -5,35 +5,33 @@ import java.util.List;
 import org.depengine.api.device.Event;
 
 /**
- * An op's part in release at launch (see {@link OpBlock}), allocated only for an op that launches on a
- * device or is released behind one that did; every other op carries a null reference instead.
+ * An op's lists for release at launch (see {@link OpBlock}, whose state word holds the flags and whose
+ * overview has the one transition table), allocated only for an op that is released at launch or is
+ * released behind one that was; every other op carries a null reference instead.
  *
  * <p>Two roles, either or both:
  * <ul>
- *   <li><b>fence</b>: the op released its variables at launch ({@link OpBlock#launch}) and its device
- *   work may still run; it keeps the {@linkplain #doneEvent() event} that marks the end of that work
- *   and the ops deferred on the host until it is done ({@link #deferUntilDeviceDone});</li>
- *   <li><b>fenced</b>: the op was released behind launched ops; it keeps them until the dispatcher
- *   decides, once, how it waits for each ({@link #takeFences}), and then the ones it waits for on the
- *   device ({@link #keepDeviceFences}).</li>
+ *   <li><b>fence</b>: the op released its variables at launch ({@link OpBlock#releaseAtLaunch}) and its
+ *   device work may still run; it keeps the {@linkplain #doneEvent() event} that marks the end of that
+ *   work and the ops deferred on the host until it completes ({@link #deferUntilDeviceDone});</li>
+ *   <li><b>fenced</b>: the op was released behind fences; it keeps them until the dispatcher decides,
+ *   once, how it waits for each ({@link OpBlock#deferBehindFences}), and then the ones it waits for on
+ *   the device ({@link #takeDeviceFences}).</li>
  * </ul>
- * Thread-safety as annotated per member: the fence lists are guarded by this object's monitor; the
- * dispatcher's fields are touched only by the thread that took the op's wait counter to zero.
+ * Thread-safety as annotated per member: the two lists written by other threads are guarded by this
+ * object's monitor; the dispatcher's list is touched only by the thread that dispatches the op.
  */
 public final class Fencing {
     private final OpBlock op;
 
-    // Fence role. Written by the launching thread before it releases the variables, so an op released
-    // through them sees them (the variables' locks and the wait counter order the accesses).
-    private volatile boolean launched;
+    // Fence role. The event is written by the launching thread before it releases the variables, so an
+    // op released through them sees it (the variables' locks and the wait counter order the accesses).
     private Event doneEvent;
-    private volatile boolean deviceDone; // written under this
     private Object doneWaiters;          // guarded by this: ops deferred until done, one OpBlock or an ArrayList
 
     // Fenced role.
-    private Object fences;               // guarded by this: launched ops released behind, one OpBlock or an ArrayList
-    private OpBlock[] deviceFences;     // dispatcher only
-    private boolean gated;               // dispatcher only: the fences were taken
+    private Object fences;               // guarded by this: fences released behind, one OpBlock or an ArrayList
+    private OpBlock[] deviceFences;      // dispatcher only
 
     Fencing(OpBlock op) {
         this.op = op;
@@ -41,18 +39,8 @@ public final class Fencing {
 
     // ---- fence role -------------------------------------------------------------------------------
 
-    void launch(Event event) {
+    void setDoneEvent(Event event) {
         this.doneEvent = event;
-        this.launched = true;
-    }
-
-    boolean isLaunched() {
-        return launched;
-    }
-
-    /** Whether the op is launched and its device work may still be running. */
-    boolean isFence() {
-        return launched && !deviceDone;
     }
 
     /** The event marking the end of the op's device work, or null if its device cannot wait on the device. */
@@ -61,14 +49,14 @@ public final class Fencing {
     }
 
     /**
-     * Defers {@code waiter} until this op's device work is done: its wait counter goes up by one now and
-     * down again (dispatching it at zero) when the work is done.
+     * Defers {@code waiter} until this op (a fence) completes: its wait counter goes up by one now and
+     * down again (dispatching it at zero) at the fence's completion.
      *
-     * @return false, changing nothing, if the device work is already done
+     * @return false, changing nothing, if the fence completed already (DEVICE_DONE)
      */
-    public boolean deferUntilDeviceDone(OpBlock waiter) {
+    boolean deferUntilDeviceDone(OpBlock waiter) {
         synchronized (this) {
-            if (deviceDone) {
+            if (op.isDeviceDone()) {
                 return false;
             }
             waiter.holdBack();
@@ -79,42 +67,26 @@ public final class Fencing {
 
     /** The ops deferred on the host until this op's device work is done (a copy, for diagnostics). */
     public synchronized List<OpBlock> deferred() {
-        Object w = doneWaiters;
-        if (w == null) {
-            return List.of();
-        }
-        if (w instanceof OpBlock) {
-            return List.of((OpBlock) w);
-        }
-        @SuppressWarnings("unchecked")
-        ArrayList<OpBlock> list = (ArrayList<OpBlock>) w;
-        return List.copyOf(list);
+        return copy(doneWaiters);
     }
 
-    /** The device work is done: the ops deferred behind it go, and the op's variables forget it as a fence. */
+    /**
+     * The fence completed (its late failure, if any, is on its writes): sets DEVICE_DONE, lets the ops
+     * deferred behind it go, and makes its variables forget it. On the completing thread, once.
+     */
     void deviceDone() {
-        Object deferred = markDeviceDone();
+        Object deferred;
+        synchronized (this) { // see deferUntilDeviceDone: a waiter is either taken here or sees the flag
+            op.markDeviceDone();
+            deferred = doneWaiters;
+            doneWaiters = null;
+        }
         for (Var v : op.def().reads()) {
             v.forgetFence(op);
         }
         for (Var v : op.def().writes()) {
             v.forgetFence(op);
         }
-        releaseDeferred(deferred);
-    }
-
-    /** Marks the device work done; returns the ops deferred behind it (one OpBlock, a list, or null). */
-    private Object markDeviceDone() {
-        synchronized (this) {
-            deviceDone = true;
-            Object w = doneWaiters;
-            doneWaiters = null;
-            return w;
-        }
-    }
-
-    /** Ends the deferral of the ops {@link #markDeviceDone} returned (one OpBlock, a list, or null). */
-    private static void releaseDeferred(Object deferred) {
         if (deferred instanceof OpBlock) {
             ((OpBlock) deferred).releaseDeferred();
         } else if (deferred != null) {
@@ -128,7 +100,7 @@ public final class Fencing {
 
     // ---- fenced role ------------------------------------------------------------------------------
 
-    /** Records that the op was released behind {@code fence} (a launched op). Any thread. */
+    /** Records that the op was released behind {@code fence}. Any thread, before it lets the op go. */
     synchronized void addFence(OpBlock fence) {
         fences = add(fences, fence, true);
     }
@@ -136,34 +108,24 @@ public final class Fencing {
     /** Whether fences are waiting for the dispatcher's decision. */
     boolean hasFences() {
         // A plain read suffices: fences are added before the releasing thread decrements the wait
-        // counter, and the dispatcher reads after taking it to zero.
-        return !gated && fences != null;
-    }
-
-    /** Whether the dispatcher took the fences (the op may since be deferred on the host). */
-    boolean isGated() {
-        return gated;
+        // counter, and the dispatcher reads after taking it to zero; it is emptied by the dispatcher.
+        return fences != null;
     }
 
     /**
-     * The fences the op was released behind, once, for the dispatcher to decide on; null if none or
-     * already taken. Call only after the op's wait counter reached zero. Arms the deferral count: the
-     * op's wait counter holds a guard until {@link #dropDeferralGuard}.
+     * The fences the op was released behind, for the dispatcher to decide on ({@link OpBlock#deferBehindFences});
+     * null if none. Call only after the op's wait counter reached zero: nothing adds to them any more, so
+     * the first call takes them all and a later one (a deferred op dispatched again) none.
      */
-    public OpBlock[] takeFences() {
-        if (gated) {
-            return null;
-        }
+    OpBlock[] takeFences() {
         Object f;
         synchronized (this) {
             f = fences;
             fences = null;
         }
-        gated = true;
         if (f == null) {
             return null;
         }
-        op.armDeferral();
         if (f instanceof OpBlock) {
             return new OpBlock[] {(OpBlock) f};
         }
@@ -172,13 +134,8 @@ public final class Fencing {
         return list.toArray(new OpBlock[0]);
     }
 
-    /** Drops the deferral guard; true if nothing deferred the op (the caller dispatches it). */
-    public boolean dropDeferralGuard() {
-        return op.dropHold();
-    }
-
     /** Keeps the fences the op must wait for on the device before its work starts. */
-    public void keepDeviceFences(OpBlock[] kept) {
+    void keepDeviceFences(OpBlock[] kept) {
         this.deviceFences = kept;
     }
 
@@ -187,6 +144,19 @@ public final class Fencing {
         OpBlock[] f = deviceFences;
         deviceFences = null;
         return f;
+    }
+
+    /** One op, or an ArrayList of them, as a list (a copy). */
+    private static List<OpBlock> copy(Object ops) {
+        if (ops == null) {
+            return List.of();
+        }
+        if (ops instanceof OpBlock) {
+            return List.of((OpBlock) ops);
+        }
+        @SuppressWarnings("unchecked")
+        ArrayList<OpBlock> list = (ArrayList<OpBlock>) ops;
+        return List.copyOf(list);
     }
 
     /** One op, or an ArrayList of them, with {@code o} added (once, if {@code distinct}). */

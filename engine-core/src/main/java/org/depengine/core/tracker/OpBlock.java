@@ -2,10 +2,13 @@ package org.depengine.core.tracker;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
+import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.RunContext;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
@@ -26,63 +29,97 @@ import org.depengine.api.listen.OpListener;
  * all threads are serialisable and keep each thread's order; pushes over disjoint variables do not
  * wait for each other. The op is also the queue node of its first queued registration.
  *
- * <p><b>Lifecycle.</b> One state word holds the phase, {@code PENDING -> RUNNING -> DONE -> FINISHED},
- * and two flags, cancelled and in flight (see the overview in the source). Its contract:
+ * <p><b>Lifecycle.</b> The op owns its whole life, as {@code FutureTask} does: one state word holds the
+ * phase, {@code PENDING -> RUNNING -> DONE -> FINISHED}, and its flags (the table in the source), and
+ * the completion that wins runs the rest of the op's completion itself ({@code finishCompletion}): its
+ * outcome and failure, the engine's hooks ({@link OpHost#completed}), the release of its variables (or,
+ * for an op released at launch, the end of its fence), the pending count it entered, and FINISHED. The
+ * engine only observes. Its contract:
  * <ul>
  *   <li>Of {@link #complete()}, {@link #fail(Throwable)} and {@link #skip(Failure)}, racing on any
- *   threads, exactly one succeeds; every other call, and any but {@code skip} before {@link #start},
- *   throws {@link IllegalStateException} and changes nothing.</li>
- *   <li>Actions before {@link #start}, before the winning completion, and before {@link #markFinished()}
+ *   threads, exactly one succeeds; every other call, and any before {@link #start}, throws
+ *   {@link IllegalStateException} and changes nothing.</li>
+ *   <li>Actions before {@link #start}, before the winning completion, and before the op is finished
  *   happen-before those of a thread that then sees {@link #isStarted()}, {@link #isCompleted()}, and
  *   {@link #isFinished()} (or returns from {@link #awaitFinished}) respectively.</li>
- *   <li>{@link #awaitFinished} never misses {@link #markFinished()}, whichever comes first.</li>
- *   <li>{@link #markInFlight} succeeds only before completion: either the completing host sees
+ *   <li>{@link #awaitFinished} never misses the op's finish, whichever comes first.</li>
+ *   <li>{@link #markInFlight} succeeds only before completion: either the host's completion hook sees
  *   {@link #isInFlight()}, or {@code markInFlight} returns false; never both, never neither.</li>
  *   <li>{@link #isCancelled()} is set before the push guard drops and never cleared.</li>
  * </ul>
  *
- * <p><b>Release at launch</b> (device ops of engines that opt in): a launched op ({@link #launch})
- * releases its variables before its device work is done and stays a <em>fence</em> until
- * {@link #markDeviceDone}; the ops released behind it carry it to the dispatcher. That state lives in a
- * {@link Fencing}, allocated only for the ops that take part; the variables' side is in {@link Var}.
- * The wait counter, free once an op is ready, counts the op's host-side deferrals behind fences.
+ * <p><b>Release at launch</b> (device ops of engines that opt in): an op released at launch
+ * ({@link #releaseAtLaunch}) releases its variables before its device work is done and stays a
+ * <em>fence</em> until its completion; the ops released behind it carry it to the dispatcher, which
+ * decides how they wait for it ({@link #deferBehindFences}). The flags live in the state word; the
+ * lists (the fences an op carries, the ops deferred behind a fence) live in a {@link Fencing},
+ * allocated only for the ops that take part; the variables' side is in {@link Var}. The wait counter,
+ * free once an op is ready, counts the op's host-side deferrals behind fences.
  */
 public final class OpBlock extends PushedOp implements RunContext, CallbackOnComplete {
     /*
-     * Implementation overview: the state word (STATE). Bits 0-1 are the phase, which only moves
-     * forward; bit 2 (CANCELLED) and bit 3 (IN_FLIGHT) are flags, set at most once, never cleared.
+     * Implementation overview: the op's state, in its three carriers. The state word (STATE): bits 0-1
+     * are the phase, which only moves forward; the flags above them are set at most once, never cleared.
+     * The wait counter (WAIT). The lists of the op's Fencing (fences, deviceFences, doneWaiters).
      *
-     *   PENDING  0  pushed, not started (registering, waiting for its variables, or queued)
-     *   RUNNING  1  started; its function runs, or its callback or device work is awaited
-     *   DONE     2  completion signalled (complete, fail or skip); the host releases the variables
-     *   FINISHED 3  the host is done: variables released, pending count left, waiter woken
-     *   CANCELLED   a registration was refused (a deleted variable): the op will be skipped
-     *   IN_FLIGHT   in the engine's in-flight registry: its function returned before its completion
+     *   phase    PENDING 0   pushed, not started (registering, waiting for its variables, deferred, queued)
+     *            RUNNING 1   started; its function runs, or its callback or device work is awaited
+     *            DONE 2      a completion won; the completing thread is running finishCompletion
+     *            FINISHED 3  finishCompletion is done: variables released, pending count left, waiter woken
+     *   flags    CANCELLED           a registration was refused (a deleted variable): the op will be skipped
+     *            IN_FLIGHT           in the engine's in-flight registry: its function returned before completion
+     *            LAUNCHED            ... because its device work is enqueued and not done (with IN_FLIGHT)
+     *            RELEASED_AT_LAUNCH  its variables were released at launch: a fence until DEVICE_DONE
+     *            DEVICE_DONE         a fence's completion: the ops deferred behind it go
+     *            FENCES_TAKEN        the dispatcher took the op's fences and deferred it behind them
      *
-     *   from              event                  to                 who                        thread
-     *   PENDING           register() refused     PENDING|CANCELLED  AbstractEngine.submit      pusher, guard held
-     *   PENDING           start(stream)          RUNNING            OpExecution.run / refuse   dispatching thread
-     *   RUNNING           markInFlight(): true   RUNNING|IN_FLIGHT  Diagnostics.inFlight       runner, fn returned
-     *   DONE, FINISHED    markInFlight(): false  (unchanged)        Diagnostics.inFlight       runner
-     *   RUNNING           complete(), fail(e)    DONE               fn, callback, device done  any thread
-     *   PENDING, RUNNING  skip(inherited)        DONE               OpExecution (skip rules)   runner
-     *   any other         complete/fail/skip     (unchanged): ISE   a second completion        any thread
-     *   DONE              markFinished()         FINISHED           OpHost.completed, last     completing thread
+     *   from                event                        to (word; counter; lists)                who             thread
+     *   PENDING             register() refused           +CANCELLED                               OpBlock.register  pusher, guard held
+     *   PENDING             variable grants / guard      WAIT-1 (0: dispatch)                     Var, dropGuard  releasing / pusher
+     *   PENDING, WAIT 0     takeFences, fences to wait   +FENCES_TAKEN; WAIT=1, +1 per host       deferBehindFences  dispatcher
+     *                                                    deferral, -1 guard; fences -> deviceFences
+     *                                                    or the fences' doneWaiters
+     *   PENDING             a fence's DEVICE_DONE        WAIT-1 (0: dispatch again)               Fencing.deviceDone  fence's completer
+     *   PENDING             start(stream)                RUNNING                                  OpExecution     dispatching thread
+     *   RUNNING             markInFlight: true           +IN_FLIGHT (+LAUNCHED on a device)       Diagnostics.inFlight  runner, fn returned
+     *   DONE, FINISHED      markInFlight: false          (unchanged)                              Diagnostics.inFlight  runner
+     *   RUNNING             releaseAtLaunch(event)       +RELEASED_AT_LAUNCH|LAUNCHED, variables  DeviceOrdering  runner, fn returned
+     *                                                    released
+     *   RUNNING             complete, fail, skip         DONE, then finishCompletion:             fn, callback,   any thread
+     *                                                                                             device, skip rule
+     *   DONE                  (released at launch)       +DEVICE_DONE; doneWaiters emptied        finishCompletion  completing thread
+     *   DONE                  (else)                     variables released                       finishCompletion  completing thread
+     *   DONE                  (last)                     FINISHED, waiter unparked                finishCompletion  completing thread
+     *   PENDING, DONE, FIN.   complete, fail, skip       (unchanged): ISE                         a second or early completion
      *
-     * Every transition keeps the flags; all go through transition(), one CAS, except start.
+     * Every transition keeps the flags. The phase moves by one CAS each (transition()), except start,
+     * a release store; flags set on a running op use the same CAS, those set while only one thread can
+     * write the word (DEVICE_DONE, FENCES_TAKEN) an atomic or.
+     *
+     * CPU ops (no device, no fences) take exactly the word's start store and two CASes (DONE, FINISHED),
+     * and read the flags from the word their completing CAS wrote: the release-at-launch machinery costs
+     * them nothing but a null check of the Fencing in dispatch.
      *
      * Memory: start is a release store, safe without a CAS because nothing else writes the word while
-     * the op is PENDING and owned by its dispatcher (CANCELLED is set before the guard drops, and the
-     * wait counter orders it before the dispatch; a waiter never writes the word). After DONE only
-     * markFinished writes it (markInFlight fails), so its CAS succeeds at once. Queries read acquire.
+     * the op is PENDING and owned by its dispatcher (CANCELLED is set before the guard drops, and
+     * FENCES_TAKEN before the deferral guard drops; the wait counter orders both before the dispatch; a
+     * waiter never writes the word). After DONE only the completing thread writes it (markInFlight and
+     * the other completions fail), so its atomic or and the FINISHED CAS succeed at once. The outcome and
+     * the failure are written by the winning completion after its CAS, before FINISHED: they are read on
+     * the completing thread (the hooks, the listener) or after isFinished. Queries read acquire.
      *
-     * Wake-up: awaitFinished writes waiter (volatile), then reads the word (volatile); markFinished
-     * CASes the word, then reads waiter. Both pairs are in the synchronization order, so the waiter
-     * sees FINISHED or markFinished sees the waiter and unparks it.
+     * Wake-up: awaitFinished writes waiter (volatile), then reads the word (volatile); finishing CASes the
+     * word, then reads waiter. Both pairs are in the synchronization order, so the waiter sees FINISHED
+     * or the finishing thread sees the waiter and unparks it.
      *
-     * In flight: markInFlight and the completing CAS hit the same word, so one comes first. If the
-     * flag does, the completing host sees it and unregisters the op; else markInFlight fails and its
+     * In flight: markInFlight and the completing CAS hit the same word, so one comes first. If the flag
+     * does, the host's completion hook sees it and unregisters the op; else markInFlight fails and its
      * caller unregisters the op it had registered. Exactly one of them does.
+     *
+     * Device done: DEVICE_DONE is set under the Fencing's monitor after the op's late failure is attached
+     * to its writes, and deferUntilDeviceDone checks it under the same monitor: an op deferred behind the
+     * fence is either in the doneWaiters the completion takes, or sees DEVICE_DONE and is not deferred;
+     * a dispatcher that sees DEVICE_DONE (isFence false) sees the failure too.
      */
     private static final VarHandle WAIT;
     private static final VarHandle STATE;
@@ -106,6 +143,10 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     private static final int FINISHED = 3;
     private static final int CANCELLED = 1 << 2;
     private static final int IN_FLIGHT = 1 << 3;
+    private static final int LAUNCHED = 1 << 4;
+    private static final int RELEASED_AT_LAUNCH = 1 << 5;
+    private static final int DEVICE_DONE = 1 << 6;
+    private static final int FENCES_TAKEN = 1 << 7;
 
     private final OpHost host;
 
@@ -120,11 +161,11 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     private RuntimeException cancelled; // set when a registration was refused, with CANCELLED
     private Stream stream;
     private Thread runner;         // the thread that started it; read racily by diagnostics only
-    private Failure failure;       // own or taken over; set before completion
-    private Outcome outcome;
+    private Failure failure;       // own or taken over: written by the winning completion (see the overview)
+    private Outcome outcome;       // likewise
     private long inFlightSince;    // written before IN_FLIGHT is set, read after it is seen
 
-    private volatile Fencing fencing; // null unless launched on a device or released behind such an op
+    private volatile Fencing fencing; // null unless released at launch or released behind such an op
 
     /**
      * The block of one push of {@code def} to {@code host}, to run on {@code ctx} ({@code device}: null
@@ -195,9 +236,9 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         }
     }
 
-    // ---- release at launch: fences (the state lives in Fencing) ------------------------------------
+    // ---- release at launch: fences (flags in the word, lists in Fencing) ----------------------------
 
-    /** The op's release-at-launch state, or null if it neither launched nor was released behind a launched op. */
+    /** The op's fence lists, or null if it neither was released at launch nor was released behind such an op. */
     public Fencing fencing() {
         return fencing;
     }
@@ -213,27 +254,42 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     }
 
     /**
-     * Marks the op launched: its device work is enqueued and its variables are about to be released
-     * before that work is done (call before {@link #releaseVariables()}). {@code event} marks the end of
-     * that work, for device-side waits, or is null if the device cannot wait on the device.
+     * Releases the op's variables now, before its device work is done (its function returned and the
+     * work is enqueued): the op is a fence for the ops released behind it until it completes.
+     * {@code event} marks the end of that work, for device-side waits, or is null if the device cannot
+     * wait on the device. On the op's thread, once, while it runs and before anything can complete it.
+     *
+     * @throws IllegalStateException if the op is not running
      */
-    public void launch(Event event) {
-        fencingForUpdate().launch(event);
+    public void releaseAtLaunch(Event event) {
+        fencingForUpdate().setDoneEvent(event); // published to successors by the CAS and the variables' locks
+        if (transition(1 << RUNNING, RUNNING, RELEASED_AT_LAUNCH | LAUNCHED) < 0) {
+            throw new IllegalStateException(this + " cannot be released at launch: it is not running");
+        }
+        releaseVariables(true);
     }
 
-    /** Whether the op released its variables at launch. */
-    public boolean isLaunched() {
-        Fencing f = fencing;
-        return f != null && f.isLaunched();
+    /** Whether the op released its variables at launch ({@link #releaseAtLaunch}). */
+    public boolean isReleasedAtLaunch() {
+        return (word() & RELEASED_AT_LAUNCH) != 0;
     }
 
-    /** Whether the op is launched and its device work may still be running: a fence for successors. */
+    /** Whether the op was released at launch and has not completed its fence: a fence for successors. */
     public boolean isFence() {
-        Fencing f = fencing;
-        return f != null && f.isFence();
+        return (word() & (RELEASED_AT_LAUNCH | DEVICE_DONE)) == RELEASED_AT_LAUNCH;
     }
 
-    /** Records that this op was released behind {@code fence} (a launched op). Any thread. */
+    /** Whether a fence's completion has set DEVICE_DONE (read under its Fencing's monitor). */
+    boolean isDeviceDone() {
+        return (word() & DEVICE_DONE) != 0;
+    }
+
+    /** Sets DEVICE_DONE: under the Fencing's monitor, on the completing thread, in finishCompletion only. */
+    void markDeviceDone() {
+        STATE.getAndBitwiseOr(this, DEVICE_DONE);
+    }
+
+    /** Records that this op was released behind {@code fence} (an op released at launch). Any thread. */
     void addFence(OpBlock fence) {
         fencingForUpdate().addFence(fence);
     }
@@ -244,9 +300,39 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         return f != null && f.hasFences();
     }
 
-    /** Sets the wait counter to one, the deferral guard, once the op is ready (see {@link Fencing#takeFences}). */
-    void armDeferral() {
+    /**
+     * The dispatcher's decision for an op released behind fences; call when {@link #hasFences()}, on
+     * the thread that took the op's wait counter to zero. Each fence still running is kept for a
+     * device-side wait if {@code waitOnDevice} and the fence runs on the op's device and has an event;
+     * behind each other one the op is deferred on the host until the fence completes (counted in
+     * {@code hostDeferrals}).
+     *
+     * @return true if the op was deferred: the last fence to complete dispatches it through the host
+     */
+    public boolean deferBehindFences(boolean waitOnDevice, LongAdder hostDeferrals) {
+        Fencing mine = fencing;
+        OpBlock[] fences = mine.takeFences();
+        if (fences == null) {
+            return false;
+        }
+        // The deferral guard: no fence can dispatch the op before the decision is made.
+        STATE.getAndBitwiseOr(this, FENCES_TAKEN);
         WAIT.setRelease(this, 1);
+        int kept = 0;
+        for (OpBlock f : fences) {
+            if (!f.isFence()) {
+                continue; // done already
+            }
+            if (waitOnDevice && f.device() == device() && f.fencing.doneEvent() != null) {
+                fences[kept++] = f;
+            } else if (f.fencing.deferUntilDeviceDone(this)) {
+                hostDeferrals.increment();
+            }
+        }
+        if (kept > 0) {
+            mine.keepDeviceFences(kept == fences.length ? fences : Arrays.copyOf(fences, kept));
+        }
+        return !dropHold();
     }
 
     /** One more host-side deferral holds the op back. */
@@ -255,26 +341,15 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     }
 
     /** Drops one hold; true if it was the last (the caller dispatches the op). */
-    boolean dropHold() {
+    private boolean dropHold() {
         return (int) WAIT.getAndAdd(this, -1) == 1;
     }
 
-    /** A launched op's device work is done: the ops deferred behind it go, its variables forget it as a fence. */
-    public void markDeviceDone() {
-        fencing.deviceDone();
-    }
-
-    /** A host-side deferral ends; dispatches the op through the host if it was the last. */
+    /** A host-side deferral ends (its fence completed); dispatches the op through the host if it was the last. */
     void releaseDeferred() {
         if (dropHold()) {
             host.ready(this);
         }
-    }
-
-    /** Whether the op was released by its variables and is now held back on the host behind a fence. */
-    public boolean isDeferred() {
-        Fencing f = fencing;
-        return f != null && f.isGated() && (int) WAIT.getAcquire(this) > 0 && !isStarted();
     }
 
     /** The number of registrations and deferrals still holding the op back (for diagnostics). */
@@ -292,6 +367,26 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         return stream;
     }
 
+    /**
+     * Where the op stands, for diagnostics (meaningless once finished): derived from the state word, and
+     * from the wait counter while the op is pending.
+     */
+    public OpState state() {
+        int w = word();
+        switch (w & PHASE) {
+            case PENDING:
+                if ((int) WAIT.getAcquire(this) == 0) {
+                    return OpState.QUEUED;
+                }
+                return (w & FENCES_TAKEN) != 0 ? OpState.DEFERRED : OpState.WAITING;
+            default:
+                if ((w & LAUNCHED) != 0) {
+                    return OpState.ON_DEVICE;
+                }
+                return (w & IN_FLIGHT) != 0 ? OpState.AWAITING_CALLBACK : OpState.RUNNING;
+        }
+    }
+
     // ---- running (worker) -------------------------------------------------------------------------
 
     /** The exception that cancelled the push (to be thrown to the pusher), or null. */
@@ -301,7 +396,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
 
     /** Whether a registration was refused: the op is skipped when it runs. */
     public boolean isCancelled() {
-        return ((int) STATE.getAcquire(this) & CANCELLED) != 0;
+        return (word() & CANCELLED) != 0;
     }
 
     /** PENDING to RUNNING: marks the op started on {@code s} (may be null), on the calling thread. */
@@ -313,67 +408,100 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         STATE.setRelease(this, w + (RUNNING - PENDING));
     }
 
-    /** Completes the op without running it, passing {@code inherited} (may be null) on to its writes. */
+    /**
+     * Completes the started op without running it, passing {@code inherited} (may be null) on to its
+     * writes.
+     */
     public void skip(Failure inherited) {
-        if (!transition(1 << PENDING | 1 << RUNNING, DONE, 0)) {
+        int w = transition(1 << RUNNING, DONE, 0);
+        if (w < 0) {
             throw new IllegalStateException("op '" + name() + "' was already completed");
         }
-        this.failure = inherited;
-        this.outcome = Outcome.SKIPPED;
-        host.completed(this, null);
+        finishCompletion(w, Outcome.SKIPPED, inherited, false);
     }
 
     @Override
     public void complete() {
-        if (!transition(1 << RUNNING, DONE, 0)) {
+        int w = transition(1 << RUNNING, DONE, 0);
+        if (w < 0) {
             throw new IllegalStateException(alreadyCompleted("complete()"));
         }
-        outcome = Outcome.DONE;
-        host.completed(this, null);
+        finishCompletion(w, Outcome.DONE, null, false);
     }
 
     @Override
     public void fail(Throwable error) {
         Objects.requireNonNull(error, "error");
-        if (!transition(1 << RUNNING, DONE, 0)) {
+        int w = transition(1 << RUNNING, DONE, 0);
+        if (w < 0) {
             throw new IllegalStateException(alreadyCompleted("fail(" + error + ")"));
         }
-        outcome = Outcome.FAILED;
-        host.completed(this, error);
+        finishCompletion(w, Outcome.FAILED, new Failure(error, name()), true);
+    }
+
+    /**
+     * The rest of the completion, on the thread whose completion won ({@code w}: the word it wrote):
+     * the outcome and failure, the host's hooks, the release of the variables (or the end of the fence
+     * of an op released at launch, whose variables were released then), the pending count, FINISHED.
+     *
+     * @param own whether {@code f} is the op's own failure (else it is inherited, or null)
+     */
+    private void finishCompletion(int w, Outcome o, Failure f, boolean own) {
+        outcome = o;
+        failure = f;
+        host.completed(this, own ? f : null);
+        if ((w & RELEASED_AT_LAUNCH) != 0) {
+            if (own) {
+                // Its variables were released at launch: later users of its outputs must still see this.
+                for (Var v : def.writes()) {
+                    v.carryFailure(f);
+                }
+            }
+            fencing.deviceDone();
+        } else {
+            releaseVariables(false);
+        }
+        OpAccount a = account();
+        if (a != null) {
+            a.exit();
+        }
+        finish();
     }
 
     /**
      * The state machine's one CAS: from a phase in {@code fromPhases} (a set of {@code 1 << phase} bits)
-     * to phase {@code to}, with {@code flags} added to those it had. False, changing nothing, if not.
+     * to phase {@code to}, with {@code flags} added to those it had. The word written, or -1, changing
+     * nothing, if the phase was not in {@code fromPhases}.
      */
-    private boolean transition(int fromPhases, int to, int flags) {
+    private int transition(int fromPhases, int to, int flags) {
         int w = (int) STATE.getVolatile(this);
         while (true) {
             if ((fromPhases & (1 << (w & PHASE))) == 0) {
-                return false;
+                return -1;
             }
-            int seen = (int) STATE.compareAndExchange(this, w, (w & ~PHASE) | to | flags);
+            int next = (w & ~PHASE) | to | flags;
+            int seen = (int) STATE.compareAndExchange(this, w, next);
             if (seen == w) {
-                return true;
+                return next;
             }
             w = seen; // a flag was set meanwhile: retry on the new word
         }
     }
 
     /**
-     * RUNNING to RUNNING|IN_FLIGHT: the op's function returned before its completion (a callback or
-     * device work is to come), and the caller put it in its in-flight registry at {@code sinceNanos}.
-     * True if flagged (the completing host will see {@link #isInFlight()}); false if the op completed
-     * already, and the caller must take it out of its registry itself.
+     * RUNNING to RUNNING|IN_FLIGHT: the op's function returned before its completion (a callback, or
+     * device work if {@code launched}, is to come), and the caller put it in its in-flight registry at
+     * {@code sinceNanos}. True if flagged (the host's completion hook will see {@link #isInFlight()});
+     * false if the op completed already, and the caller must take it out of its registry itself.
      */
-    public boolean markInFlight(long sinceNanos) {
+    public boolean markInFlight(long sinceNanos, boolean launched) {
         inFlightSince = sinceNanos; // published by the CAS
-        return transition(1 << RUNNING, RUNNING, IN_FLIGHT);
+        return transition(1 << RUNNING, RUNNING, launched ? IN_FLIGHT | LAUNCHED : IN_FLIGHT) >= 0;
     }
 
     /** Whether {@link #markInFlight} flagged the op (it stays flagged after completion). */
     public boolean isInFlight() {
-        return ((int) STATE.getAcquire(this) & IN_FLIGHT) != 0;
+        return (word() & IN_FLIGHT) != 0;
     }
 
     /** When the op was flagged in flight ({@link System#nanoTime()}); valid once {@link #isInFlight()}. */
@@ -383,22 +511,21 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
 
     /** Whether the op has started (or completed). */
     public boolean isStarted() {
-        return ((int) STATE.getAcquire(this) & PHASE) != PENDING;
+        return (word() & PHASE) != PENDING;
     }
 
     /** Whether completion has been signalled. */
     public boolean isCompleted() {
-        return ((int) STATE.getAcquire(this) & PHASE) >= DONE;
+        return (word() & PHASE) >= DONE;
+    }
+
+    private int word() {
+        return (int) STATE.getAcquire(this);
     }
 
     private String alreadyCompleted(String call) {
         return "op '" + name() + "' was already completed: " + call
                 + " is a second completion; call complete() or fail() exactly once per run";
-    }
-
-    /** Sets the failure that will be attached to the op's writes (called by the host on completion). */
-    public void setFailure(Failure f) {
-        this.failure = f;
     }
 
     /** The failure attached to the op's writes at completion (own or taken over), or null. */
@@ -407,28 +534,25 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     }
 
     /**
-     * Releases the op's registrations after completion (none for a cancelled op); successors may be
-     * dispatched on this thread.
+     * Releases the op's registrations (none for a cancelled op), at completion or at launch; successors
+     * may be dispatched on this thread.
      */
-    public void releaseVariables() {
+    private void releaseVariables(boolean atLaunch) {
         Var[] reads = def.reads();
         Var[] writes = def.writes();
         int n = registered;
         for (int i = 0; i < reads.length && n > 0; i++, n--) {
-            reads[i].completeRead(this);
+            reads[i].completeRead(this, atLaunch);
         }
         for (int i = 0; i < writes.length && n > 0; i++, n--) {
-            writes[i].completeWrite(this, failure);
+            writes[i].completeWrite(this, failure, atLaunch);
         }
     }
 
-    /**
-     * DONE to FINISHED: the host has completed the op (variables released, accounting done); wakes a
-     * thread blocked in {@link #awaitFinished}. Called last by the host, on the completing thread.
-     */
-    public void markFinished() {
-        if (!transition(1 << DONE, FINISHED, 0)) {
-            throw new IllegalStateException(this + " cannot be finished: it is not completed, or finished already");
+    /** DONE to FINISHED, last in finishCompletion; wakes a thread blocked in {@link #awaitFinished}. */
+    private void finish() {
+        if (transition(1 << DONE, FINISHED, 0) < 0) {
+            throw new AssertionError(this + " finished twice"); // only the completing thread writes the word after DONE
         }
         Thread t = waiter; // after the CAS: see the overview (wake-up)
         if (t != null) {
@@ -436,14 +560,13 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         }
     }
 
-    /** Whether {@link #markFinished} was called. */
+    /** Whether the op is finished: its completion has run to the end. */
     public boolean isFinished() {
-        return ((int) STATE.getAcquire(this) & PHASE) == FINISHED;
+        return (word() & PHASE) == FINISHED;
     }
 
     /**
-     * Blocks until {@link #markFinished} has been called, or until the deadline. One thread at a
-     * time may wait.
+     * Blocks until the op is finished, or until the deadline. One thread at a time may wait.
      *
      * @param deadlineNanos a {@link System#nanoTime()} deadline, or {@link Long#MAX_VALUE} for none
      * @return true when finished; false on timeout

@@ -12,11 +12,14 @@ public interface OpHost {
     void ready(OpBlock op);
 
     /**
-     * {@code op} completed: its function returned, its callback was called, or it was skipped.
+     * {@code op} completed (its function returned, its callback or device was done, or it was skipped):
+     * the engine's hooks only (its failure ledger, the listener, diagnostics). The op runs the rest of its
+     * completion itself afterwards, on the same thread: it releases its variables, leaves its pending
+     * count and finishes. Called once per op, on the completing thread; must not throw.
      *
-     * @param error the op's own failure, or null
+     * @param own the op's own failure, or null (an inherited failure is not the op's)
      */
-    void completed(OpBlock op, Throwable error);
+    void completed(OpBlock op, Failure own);
 
     /**
      * How the engine's pushes register their ops: one instance for all the engine's ops, the same on

@@ -1,16 +1,16 @@
 package org.depengine.core.tracker;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A variable and its dependency queue. Ops register on it in push order: a read with
- * {@link #readLocked}, a write with {@link #writeLocked}; when they finish they call
- * {@link #completeRead} or {@link #completeWrite}, which release the ops the variable was holding back.
+ * A variable and its dependency queue. Ops register on it in push order ({@link Registration}: a read
+ * appends with {@code readLocked}, a write with {@code writeLocked}); when an op completes (or is
+ * released at launch) it calls {@code completeRead} or {@code completeWrite}, which release the ops the
+ * variable was holding back.
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
  * variables must happen as one step with respect to other ops' appends, or two concurrent pushes could
@@ -68,14 +68,9 @@ public final class Var implements org.depengine.api.VarHandle {
      * refuse, so nothing queues behind a deletion.
      *
      * Fences (release at launch, see OpBlock): an op that completes its access at launch may still be
-     * using the variable on a device. The variable remembers such ops until they are done:
-     *   fenceWriter   the last write that completed at launch (or null); reset by every completeWrite
-     *   fenceReaders  the reads that completed at launch since that write
-     * Every op released by this variable receives the fences it conflicts with: a read gets
-     * fenceWriter, a write gets fenceWriter and fenceReaders. Older fences need not be passed: each
-     * fence was itself released behind the ones before it, so waiting for it waits for them (a device
-     * event completes after the work it waited for; a host deferral waits for done). Fences already
-     * done are dropped when seen. With no device ops both stay empty and cost a null check.
+     * using the variable on a device. The variable remembers such ops until they complete, in a
+     * VarFences made at the first one (guarded by the lock; null, one null check, with no device ops),
+     * and hands each op it releases the fences that op must respect.
      */
 
     private static final int WRITING = -1;
@@ -103,7 +98,9 @@ public final class Var implements org.depengine.api.VarHandle {
     private final String name;
     private final long lockOrder = LOCK_ORDER.getAndIncrement();
     private final Var[] alone = {this};
-    private long version; // written under the lock with release semantics, read with acquire (VERSION)
+    // One writer at a time, the op holding the pending write (completeWrite under the lock, countWrites
+    // from a merged op's body without it); written with release semantics, read with acquire (VERSION).
+    private long version;
     private volatile boolean deleted;
     private volatile Failure failure;
 
@@ -116,9 +113,7 @@ public final class Var implements org.depengine.api.VarHandle {
     private QueueNode pendingWrite;
     private QueueNode tail;
     private int readers;
-    private OpBlock fenceWriter;
-    private OpBlock[] fenceReaders;
-    private int fenceReaderCount;
+    private VarFences fences; // null until an op completes its access to this variable at launch
 
     /**
      * @param owner the engine the variable belongs to
@@ -187,7 +182,7 @@ public final class Var implements org.depengine.api.VarHandle {
     public boolean hasPendingWrite() {
         lock();
         try {
-            return pendingWrite != null || (fenceWriter != null && fenceWriter.isFence());
+            return pendingWrite != null || (fences != null && fences.runningWriter() != null);
         } finally {
             unlock();
         }
@@ -210,8 +205,8 @@ public final class Var implements org.depengine.api.VarHandle {
             return QUEUED;
         }
         readers++;
-        if (fenceWriter != null) {
-            passFences(op, false);
+        if (fences != null) {
+            fences.passTo(op, false);
         }
         return GRANTED;
     }
@@ -236,8 +231,8 @@ public final class Var implements org.depengine.api.VarHandle {
             return QUEUED; // I3: waits for the running readers
         }
         readers = WRITING;
-        if (fenceWriter != null || fenceReaderCount != 0) {
-            passFences(op, true);
+        if (fences != null) {
+            fences.passTo(op, true);
         }
         return GRANTED;
     }
@@ -247,19 +242,22 @@ public final class Var implements org.depengine.api.VarHandle {
         tail = node;
     }
 
-    /** A read by {@code op} completed. */
-    public void completeRead(OpBlock op) {
+    /**
+     * A read by {@code op} completed ({@code atLaunch}: released at launch, its device work may still
+     * read: the variable keeps it as a fence).
+     */
+    void completeRead(OpBlock op, boolean atLaunch) {
         OpBlock writer = null;
         lock();
         try {
-            if (op.isLaunched()) {
-                addFenceReader(op);
+            if (atLaunch) {
+                fences().readAtLaunch(op);
             }
             if (--readers == 0 && pendingWrite != null) {
                 readers = WRITING;
                 writer = pendingWrite.op();
-                if (fenceWriter != null || fenceReaderCount != 0) {
-                    passFences(writer, true);
+                if (fences != null) {
+                    fences.passTo(writer, true);
                 }
             }
         } finally {
@@ -274,24 +272,25 @@ public final class Var implements org.depengine.api.VarHandle {
      * The write by {@code op} (the pending, running write) completed; it counts in {@link #version()}.
      *
      * @param propagated the failure the variable carries from now on, or null to keep what it has
+     * @param atLaunch whether {@code op} was released at launch (its device work may still write: the
+     *     variable keeps it as a fence)
      */
-    public void completeWrite(OpBlock op, Failure propagated) {
+    void completeWrite(OpBlock op, Failure propagated, boolean atLaunch) {
         QueueNode firstRead;
         int reads = 0;
         OpBlock nextWriter = null;
-        boolean fence = op.isLaunched();
+        boolean fence = atLaunch;
         lock();
         try {
             // A release store: a volatile one would add a full fence inside the critical section.
             VERSION.setRelease(this, version + 1);
             if (fence) {
                 // It was released behind the older fences, so waiting for it waits for them.
-                fenceWriter = op;
-                clearFenceReaders();
-            } else if (fenceWriter != null || fenceReaderCount != 0) {
+                fences().writtenAtLaunch(op);
+            } else if (fences != null) {
                 // It did not launch (it ran on the host, or was skipped before waiting): keep the older
                 // fences still in flight for its successors.
-                pruneFences();
+                fences.prune();
             }
             if (propagated != null) {
                 failure = propagated;
@@ -313,13 +312,13 @@ public final class Var implements org.depengine.api.VarHandle {
             } else {
                 readers = reads;
             }
-            if (!fence && (fenceWriter != null || fenceReaderCount != 0)) {
+            if (!fence && fences != null && fences.any()) {
                 QueueNode r = firstRead;
                 for (int i = 0; i < reads; i++, r = r.next) {
-                    passFences(r.op(), false);
+                    fences.passTo(r.op(), false);
                 }
                 if (nextWriter != null) {
-                    passFences(nextWriter, true);
+                    fences.passTo(nextWriter, true);
                 }
             }
         } finally {
@@ -376,80 +375,26 @@ public final class Var implements org.depengine.api.VarHandle {
         LOCK.setRelease(this, 0);
     }
 
-    /** Under the lock: hands {@code to} the fences it must respect; drops those already done. */
-    private void passFences(OpBlock to, boolean write) {
-        OpBlock w = fenceWriter;
-        if (w != null) {
-            if (w.isFence()) {
-                to.addFence(w);
-            } else {
-                fenceWriter = null;
-            }
+    /** Under the lock: the variable's fence memory, made at the first op released at launch. */
+    private VarFences fences() {
+        VarFences f = fences;
+        if (f == null) {
+            f = new VarFences();
+            fences = f;
         }
-        if (write) {
-            for (int i = 0; i < fenceReaderCount; i++) {
-                if (fenceReaders[i].isFence()) {
-                    to.addFence(fenceReaders[i]);
-                }
-            }
-        }
-    }
-
-    /** Under the lock. */
-    private void clearFenceReaders() {
-        if (fenceReaderCount != 0) {
-            Arrays.fill(fenceReaders, 0, fenceReaderCount, null);
-            fenceReaderCount = 0;
-        }
-    }
-
-    /** Under the lock: forgets the fences whose device work is done. */
-    private void pruneFences() {
-        if (fenceWriter != null && !fenceWriter.isFence()) {
-            fenceWriter = null;
-        }
-        int n = 0;
-        for (int i = 0; i < fenceReaderCount; i++) {
-            if (fenceReaders[i].isFence()) {
-                fenceReaders[n++] = fenceReaders[i];
-            }
-        }
-        if (n < fenceReaderCount) {
-            Arrays.fill(fenceReaders, n, fenceReaderCount, null);
-        }
-        fenceReaderCount = n;
-    }
-
-    /** Under the lock: remembers a read completed at launch, compacting away reads already done. */
-    private void addFenceReader(OpBlock op) {
-        if (fenceReaders == null) {
-            fenceReaders = new OpBlock[4];
-        }
-        pruneFences();
-        int n = fenceReaderCount;
-        if (n == fenceReaders.length) {
-            fenceReaders = Arrays.copyOf(fenceReaders, n * 2);
-        }
-        fenceReaders[n++] = op;
-        fenceReaderCount = n;
+        return f;
     }
 
     /**
      * The device work of {@code op}, which released this variable at launch, is done: the variable
      * stops remembering it as a fence, so that the finished op, its closure and what it captured can
-     * be collected even if no other op ever touches this variable (passFences would drop it only then).
+     * be collected even if no other op ever touches this variable (passing fences would drop it only then).
      */
     void forgetFence(OpBlock op) {
         lock();
         try {
-            if (fenceWriter == op) {
-                fenceWriter = null;
-            }
-            for (int i = 0; i < fenceReaderCount; i++) {
-                if (fenceReaders[i] == op) {
-                    pruneFences(); // op is no fence any more: this drops it with any other done reader
-                    break;
-                }
+            if (fences != null) {
+                fences.forget(op);
             }
         } finally {
             unlock();
@@ -459,14 +404,18 @@ public final class Var implements org.depengine.api.VarHandle {
     /**
      * Counts {@code n} more completed writes in {@link #version()}: a bulk's merged op, which holds the
      * write, counts the writes of its members beyond the one its completion counts. Only the op holding
-     * the pending write may call it.
+     * the pending write may call it (without the lock: no other op writes the version meanwhile).
      */
     public void countWrites(int n) {
         VERSION.setRelease(this, version + n);
     }
 
-    /** Attaches the failure of an op that completed at launch and failed on the device afterwards. */
-    public void attachLateFailure(Failure f) {
+    /**
+     * The variable carries {@code f} from now on, outside a write's completion: the failure of an op
+     * released at launch that failed on the device afterwards, or of a bulk member (whose merged op
+     * holds the write). Only the op holding the write, or the one that held it last, may call it.
+     */
+    public void carryFailure(Failure f) {
         failure = f;
     }
 
@@ -479,7 +428,7 @@ public final class Var implements org.depengine.api.VarHandle {
                 queued.add(n.op());
             }
             return new VarSnapshot(this, queued, readers == WRITING ? -1 : readers,
-                    fenceWriter != null && fenceWriter.isFence() ? fenceWriter : null);
+                    fences == null ? null : fences.runningWriter());
         } finally {
             unlock();
         }

@@ -43,7 +43,7 @@ class MergedBodyTest {
         }
 
         @Override
-        public void completed(OpBlock op, Throwable error) {
+        public void completed(OpBlock op, Failure own) {
         }
     };
 
@@ -123,7 +123,7 @@ class MergedBodyTest {
     @Test
     void aMemberSkippedForAnInheritedFailureIsReported() throws Exception {
         Var failed = new Var(OWNER, "failed");
-        failed.attachLateFailure(new Failure(new RuntimeException("earlier"), "earlier"));
+        failed.carryFailure(new Failure(new RuntimeException("earlier"), "earlier"));
         Var x = new Var(OWNER, "x");
         boolean[] ran = new boolean[1];
         OpDef uses = new OpDef(OWNER, NOTHING, new Var[] {failed}, new Var[] {x}, FnProperty.NORMAL, "uses", OpDef.Kind.USER);

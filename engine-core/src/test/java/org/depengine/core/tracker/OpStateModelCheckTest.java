@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  *   {@link IllegalStateException} with its message; the host completes the op once, leaves its pending
  *   count once and finishes it;</li>
  *   <li>the in-flight flag against completion, with the registry protocol of the engine's diagnostics
- *   ({@code Diagnostics.inFlight} and {@code AbstractEngine.completed}): the op is taken out of the
+ *   ({@code Diagnostics.inFlight} and the host's completion hook, {@code AbstractEngine.completed}): the op is taken out of the
  *   registry exactly once if it completes, and stays in it if not;</li>
  *   <li>the queries are monotonic: a thread that saw a later phase never sees an earlier one;</li>
  *   <li>{@link OpBlock#awaitFinished} against the completing host, its in-flight flag and a racing
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  *   waiter returns only once the op is finished, and everything above still holds with it parked.</li>
  * </ul>
  * What this cannot show: Lincheck lets a park return at any time (the JDK allows spurious wake-ups), so
- * a lost wake-up would not hang here (a seeded one, markFinished reading the waiter before its CAS,
+ * a lost wake-up would not hang here (a seeded one, finishing reading the waiter before its CAS,
  * passed). That the waiter is always woken rests on the protocol in OpBlock's implementation overview.
  * The completion and in-flight checks do have teeth: a check-then-set completion and a flag set after
  * completion both fail {@link #modelChecking()}.
@@ -67,8 +67,9 @@ public class OpStateModelCheckTest {
     }
 
     /**
-     * One started op with the engine's side around it: a host that finishes it the way
-     * {@code AbstractEngine.completed} does, a pending count, and the in-flight registry.
+     * One started op with the engine's side around it: a host whose completion hook unregisters it the
+     * way {@code AbstractEngine.completed} does, a pending count, and the in-flight registry. The op
+     * runs its own completion (the engine's code).
      */
     static final class Fixture {
         final Set<OpBlock> registry = ConcurrentHashMap.newKeySet();
@@ -79,6 +80,10 @@ public class OpStateModelCheckTest {
         final OpBlock op;
 
         Fixture() {
+            this(true);
+        }
+
+        Fixture(boolean started) {
             OpHost host = new OpHost() {
                 private final Registration registration = new Registration();
 
@@ -93,27 +98,26 @@ public class OpStateModelCheckTest {
                 }
 
                 @Override
-                public void completed(OpBlock o, Throwable error) {
+                public void completed(OpBlock o, Failure own) {
                     completions.incrementAndGet();
                     if (o.isInFlight()) {
                         registry.remove(o);
                         removedByHost.incrementAndGet();
                     }
-                    o.releaseVariables();
-                    o.account().exit();
-                    o.markFinished();
                 }
             };
             SyncFn fn = ctx -> { };
             OpDef def = new OpDef(new Object(), fn, new Var[0], new Var[0], FnProperty.NORMAL, "op", OpDef.Kind.USER);
             op = new OpBlock(def, host, Context.cpu(), 0, false, 0, null, exits::incrementAndGet, null);
-            op.start(null);
+            if (started) {
+                op.start(null);
+            }
         }
 
         /** What {@code Diagnostics.inFlight} does: register, flag, and unregister if the op completed first. */
         void inFlight() {
             registry.add(op);
-            if (!op.markInFlight(1)) {
+            if (!op.markInFlight(1, false)) {
                 registry.remove(op);
                 removedByCaller.incrementAndGet();
             }
@@ -334,10 +338,8 @@ public class OpStateModelCheckTest {
             }
 
             @Override
-            public void completed(OpBlock o, Throwable error) {
+            public void completed(OpBlock o, Failure own) {
                 completed.incrementAndGet();
-                o.releaseVariables();
-                o.markFinished();
             }
         };
         OpBlock delete = new OpBlock(new OpDef(owner, fn, new Var[0], new Var[] {v}, FnProperty.DELETE_VAR, "del",
@@ -359,15 +361,27 @@ public class OpStateModelCheckTest {
     }
 
     @Test
+    void nothingCompletesAnOpBeforeItStarts() {
+        // The skip rules run on a started op (OpExecution.run and refuse start it first): a skip, like
+        // any completion, of a pending op is a bug, refused without a change.
+        Fixture x = new Fixture(false);
+        assertThrows(IllegalStateException.class, () -> x.op.skip(null));
+        assertThrows(IllegalStateException.class, x.op::complete);
+        assertThrows(IllegalStateException.class, () -> x.op.fail(ERROR));
+        assertFalse(x.op.isStarted() || x.op.isCompleted());
+        assertEquals(0, x.completions.get() + x.exits.get());
+    }
+
+    @Test
     void theLifecycleOnlyMovesForward() {
         Fixture x = new Fixture();
-        assertThrows(IllegalStateException.class, x.op::markFinished, "not completed yet");
-        assertTrue(x.op.markInFlight(7));
+        assertFalse(x.op.isCompleted() || x.op.isFinished(), "started only");
+        assertTrue(x.op.markInFlight(7, false));
         assertEquals(7, x.op.inFlightSince());
         x.op.complete();
         assertTrue(x.op.isInFlight() && x.op.isFinished(), "the flag outlives completion");
-        assertFalse(x.op.markInFlight(8), "too late");
-        assertThrows(IllegalStateException.class, x.op::markFinished, "finished already");
+        assertEquals(1, x.exits.get(), "the completion left the pending count");
+        assertFalse(x.op.markInFlight(8, false), "too late");
         IllegalStateException second = assertThrows(IllegalStateException.class, () -> x.op.skip(null));
         assertEquals("op 'op' was already completed", second.getMessage());
         assertEquals(1, x.completions.get());

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
@@ -24,12 +25,14 @@ import org.junit.jupiter.api.Test;
 /**
  * Lincheck: ops over two variables, registered as the engine does ({@link OpBlock#register()}, which
  * locks the op's variables in their global order, then {@link OpBlock#dropGuard()}; no other lock),
- * completed as the engine does ({@link OpBlock#complete()} releasing every variable, no lock), from
- * several threads at once.
+ * completed by the engine's own completion code ({@link OpBlock#complete()}, which releases every
+ * variable with no lock: the host's hooks have nothing to do here), from several threads at once.
  *
  * <p>{@link WithReleaseAtLaunch} adds the fence cases: a running op may release its variables at
- * launch and complete later, when its device work is done; the ops released behind it must be deferred
- * until then ({@link Fencing}), and every rule above still holds.
+ * launch ({@link OpBlock#releaseAtLaunch}) and complete later, when its device work is done; the ops
+ * released behind it must be deferred until then, by the engine's own dispatcher decision
+ * ({@link OpBlock#deferBehindFences}, with no device-side waits, whose ordering is the device's), and
+ * every rule above still holds.
  *
  * <p>A whole multi-variable completion is not one atomic step (each variable grants on its own, so
  * two completions can each finish one half of a third op's wait), so this is not a linearizability
@@ -67,6 +70,7 @@ public class TrackerModelCheckTest {
     private final ConcurrentLinkedQueue<Integer> startsOnB = new ConcurrentLinkedQueue<>();
     private final AtomicIntegerArray state = new AtomicIntegerArray(MAX_OPS);
     private final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    private final LongAdder hostDeferrals = new LongAdder();
     private int registered; // guarded by registration
     private volatile int published; // ops[0, published) are set; scans stop there
 
@@ -93,34 +97,19 @@ public class TrackerModelCheckTest {
         }
 
         @Override
-        public void completed(OpBlock op, Throwable error) {
-            if (op.isLaunched()) {
-                op.markDeviceDone(); // what the engine does when a launched op's device work is done
-            } else {
-                op.releaseVariables(); // what the engine does on completion
-            }
+        public void completed(OpBlock op, Failure own) {
+            // the engine's hooks (failure ledger, listener, diagnostics): none in the model
         }
     };
 
     /**
-     * What the engine's dispatcher does with a ready op: one released behind launched ops (fences) is
-     * deferred on the host until their device work is done (the model has no device-side waits, whose
-     * ordering is the device's), else it starts.
+     * What the engine's dispatcher does with a ready op ({@code AbstractEngine.dispatch}): one released
+     * behind fences goes through the engine's decision, which defers it on the host until they are done,
+     * else it starts.
      */
     private void dispatch(OpBlock op) {
-        if (honoursFences() && op.hasFences()) {
-            Fencing fencing = op.fencing();
-            OpBlock[] fences = fencing.takeFences();
-            if (fences != null) {
-                for (OpBlock f : fences) {
-                    if (f.isFence()) {
-                        f.fencing().deferUntilDeviceDone(op);
-                    }
-                }
-                if (!fencing.dropDeferralGuard()) {
-                    return; // dispatched again when the last fence's device work is done
-                }
-            }
+        if (honoursFences() && op.hasFences() && op.deferBehindFences(false, hostDeferrals)) {
+            return; // dispatched again when the last fence's device work is done
         }
         started(op);
     }
@@ -341,10 +330,11 @@ public class TrackerModelCheckTest {
         for (int id = 0; id < n; id++) {
             if (state.get(id) == STARTED && k-- == 0) {
                 if (state.compareAndSet(id, STARTED, CLAIMED)) {
-                    OpBlock op = ops.get(id);
-                    op.launch(null); // no event: successors wait on the host
-                    state.set(id, LAUNCHED); // before the release: a successor checks it when it starts
-                    op.releaseVariables();
+                    // CLAIMED, not completed, while the variables are released: a successor that starts
+                    // meanwhile is caught. LAUNCHED only once releaseAtLaunch returned, as in the engine,
+                    // where the device's done report is hooked up after the launch.
+                    ops.get(id).releaseAtLaunch(null); // no event: successors wait on the host
+                    state.set(id, LAUNCHED);
                 }
                 return;
             }

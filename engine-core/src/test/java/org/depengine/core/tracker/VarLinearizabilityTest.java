@@ -18,7 +18,7 @@ import org.jetbrains.lincheck.datastructures.StressOptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: one {@link Var} under concurrent pushers (register: appendRead, appendWrite) and completers
+ * Lincheck: one {@link Var} under concurrent pushers (register: readLocked, writeLocked) and completers
  * (completeRead, completeWrite) is linearizable with respect to {@link VarModel}.
  *
  * <p>What is observed is each grant (the variable letting an op run), attributed to the call whose
@@ -81,7 +81,7 @@ public class VarLinearizabilityTest {
         }
 
         @Override
-        public void completed(OpBlock op, Throwable error) {
+        public void completed(OpBlock op, Failure own) {
             // completions are driven directly on the variable
         }
     };
@@ -135,9 +135,9 @@ public class VarLinearizabilityTest {
             List<Integer> released = new ArrayList<>();
             releasedByCurrentCompletion = released;
             if (writes.get(id) == 1) {
-                var.completeWrite(op, null);
+                var.completeWrite(op, null, false);
             } else {
-                var.completeRead(op);
+                var.completeRead(op, false);
             }
             releasedByCurrentCompletion = null;
             Collections.sort(released);

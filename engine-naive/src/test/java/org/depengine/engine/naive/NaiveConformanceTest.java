@@ -7,6 +7,6 @@ import org.depengine.testkit.EngineSetup;
 class NaiveConformanceTest extends EngineConformance {
     @Override
     public EngineSetup setup() {
-        return EngineSetup.of("naive");
+        return EngineSetup.of("naive").withoutOwnThreads();
     }
 }
