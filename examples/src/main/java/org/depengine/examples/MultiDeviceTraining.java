@@ -37,6 +37,9 @@ import picocli.CommandLine.Option;
                 "Hazelcast cluster they form. Data: a seeded 3-class spiral (600 samples), or --data with lines",
                 "'feature,...,label'."})
 public final class MultiDeviceTraining implements Callable<Integer> {
+    /** kvstore-hazelcast's setting of the user's updater classes. */
+    private static final String UPDATER_CLASSES = "updaterClasses";
+
     @Mixin
     private CommonOptions common = new CommonOptions();
 
@@ -176,14 +179,17 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         return a;
     }
 
+    /** The store's settings, with this example's updater registered: a key's owner accepts only registered ones. */
     private KVStoreSettings storeSettings(int workers) {
+        KVStoreSettings given = KVStoreSettings.fromSystemProperties();
+        KVStoreSettings.Builder b = given.toBuilder().set(UPDATER_CLASSES, given.get(UPDATER_CLASSES)
+                .map(c -> c + ",").orElse("") + TrainingUpdater.class.getName());
         if (workers == 1 && members == null) {
-            return KVStoreSettings.fromSystemProperties();
+            return b.build();
         }
         String[] addresses = members.split(",");
         String own = addresses[rank];
-        return KVStoreSettings.fromSystemProperties().toBuilder()
-                .members(members).rank(rank).numWorkers(workers).clusterName(cluster)
+        return b.members(members).rank(rank).numWorkers(workers).clusterName(cluster)
                 .port(Integer.parseInt(own.substring(own.lastIndexOf(':') + 1)))
                 .set("portCount", "1")
                 .build();
