@@ -55,15 +55,11 @@ class HostilePeerTest {
         // a worker that registered the class while the owner did not: the owner refuses, the push fails
         List<HazelcastInstance> owners = cluster.startMembers(2, Map.of());
         try {
-            ShardedTable t = new ShardedTable(owners.get(0), cluster.settings(0, oneWorkerExtras(Map.of())), 0, 1, false);
-            String key = keyOwnedBy(owners.get(0), owners.get(1));
-            t.init(key, new float[] {1, 2}).join();
             CompletionException e = assertThrows(CompletionException.class,
-                    () -> t.push(key, 1, new float[] {3, 4}, new Negate()).join());
+                    () -> pushNegatedToTheOtherMember(cluster, owners, Map.of()));
             assertTrue(e.getCause() instanceof KVStoreException, e.toString());
             assertTrue(e.getCause().getMessage().contains("refused"), e.getCause().getMessage());
             assertNamesClassAndSetting(e.getCause().getMessage());
-            t.close();
         } finally {
             owners.forEach(HazelcastInstance::shutdown);
         }
@@ -80,13 +76,7 @@ class HostilePeerTest {
                          members.get(1))) {
                 kv.setUpdater(new Negate()); // accepted: registered
             }
-            ShardedTable t = new ShardedTable(members.get(0), cluster.settings(0, oneWorkerExtras(registered)), 0, 1,
-                    false);
-            String key = keyOwnedBy(members.get(0), members.get(1));
-            t.init(key, new float[] {1, 2}).join();
-            t.push(key, 1, new float[] {3, 4}, new Negate()).join();
-            assertArrayEquals(new float[] {-3, -4}, t.pull(key, 1).join());
-            t.close();
+            assertArrayEquals(new float[] {-3, -4}, pushNegatedToTheOtherMember(cluster, members, registered));
         } finally {
             members.forEach(HazelcastInstance::shutdown);
         }
@@ -128,6 +118,20 @@ class HostilePeerTest {
 
     private static KVStoreSettings oneWorker(TestCluster cluster, Map<String, String> extra) {
         return cluster.storeSettings(0, oneWorkerExtras(extra));
+    }
+
+    /**
+     * Through a one-worker table on member 0: inits a key that member 1 owns (so the push's updater is
+     * shipped to it) to {1, 2}, pushes {3, 4} with {@link Negate} and pulls the result.
+     */
+    private static float[] pushNegatedToTheOtherMember(TestCluster cluster, List<HazelcastInstance> members,
+                                                       Map<String, String> extra) {
+        try (ShardedTable t = new ShardedTable(members.get(0), cluster.settings(0, oneWorkerExtras(extra)), 0, 1, false)) {
+            String key = keyOwnedBy(members.get(0), members.get(1));
+            t.init(key, new float[] {1, 2}).join();
+            t.push(key, 1, new float[] {3, 4}, new Negate()).join();
+            return t.pull(key, 1).join();
+        }
     }
 
     /** A key (kept whole, so its map key is its name) whose partition {@code owner} owns. */
