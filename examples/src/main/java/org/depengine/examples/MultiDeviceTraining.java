@@ -39,6 +39,9 @@ import picocli.CommandLine.Option;
                 "(every worker's host:port, in rank order) and --job, and each machine's own --rank. Data: a seeded",
                 "3-class spiral (600 samples), or --data with lines 'feature,...,label'."})
 public final class MultiDeviceTraining implements Callable<Integer> {
+    /** kvstore-hazelcast's setting of the user's updater classes. */
+    private static final String UPDATER_CLASSES = "updaterClasses";
+
     @Mixin
     private CommonOptions common = new CommonOptions();
 
@@ -157,13 +160,20 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         return a;
     }
 
+    /** The store's settings, with this example's updater registered: a key's owner accepts only registered ones. */
+    private KVStoreSettings storeSettings() {
+        KVStoreSettings given = cluster.storeSettings();
+        return given.toBuilder().set(UPDATER_CLASSES, given.get(UPDATER_CLASSES)
+                .map(c -> c + ",").orElse("") + TrainingUpdater.class.getName()).build();
+    }
+
     private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
         String traceText = traceOption != null ? traceOption
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString();
         Path trace = traceText.equals("off") || cluster.rank() != 0 ? null : Path.of(traceText);
         Context host = hostContext(devices);
         try (Engine engine = Engine.create(common.engine);
-             KVStore kv = KVStore.open(engine, kvstoreType, cluster.storeSettings())) {
+             KVStore kv = KVStore.open(engine, kvstoreType, storeSettings())) {
             Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed);
             boolean print = cluster.rank() == 0;
             if (print) {

@@ -194,6 +194,9 @@ public interface KVStore extends AutoCloseable {
      *
      * @throws NullPointerException if {@code updater} is null
      * @throws IllegalStateException if the store is closed, or a push has already been made
+     * @throws IllegalArgumentException if the store cannot ship {@code updater} (a distributed store takes
+     *     only the built-in updaters and the classes registered with it: the message names the class and
+     *     the setting that registers it)
      */
     void setUpdater(Updater updater);
 

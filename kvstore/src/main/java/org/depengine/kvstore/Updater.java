@@ -8,7 +8,9 @@ import java.nio.FloatBuffer;
  * {@code dist_sync}): the optimizer in MXNet's {@code set_optimizer}. It runs where the key lives: on the
  * host for {@code local}, on the member owning the key for a distributed store, which is why it is
  * {@link Serializable}. Write it as a named class whose fields are serializable (not a lambda capturing
- * unknown state); the built-ins below are such classes.
+ * unknown state); the built-ins below are such classes. A distributed store deserializes only the
+ * built-ins and the classes the user registers with it ({@code kvstore-hazelcast}:
+ * {@code depengine.kvstore.updaterClasses}), since deserializing a class a peer names runs its code.
  *
  * <p>Thread-safety: it may be called concurrently for different keys, never concurrently for one key.
  */

@@ -2,14 +2,17 @@ package org.depengine.kvstore.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import java.nio.FloatBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+import org.depengine.kvstore.hazelcast.cluster.UpdaterClasses;
 import org.depengine.kvstore.spi.AbstractKVStore;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
@@ -30,6 +33,7 @@ final class DistKVStore extends AbstractKVStore {
     private final boolean ownsInstance;
     private final ShardedTable table;
     private final boolean async;
+    private final List<String> updaterClasses;
 
     DistKVStore(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz, boolean ownsInstance,
                 ClusterSettings cluster) {
@@ -37,7 +41,14 @@ final class DistKVStore extends AbstractKVStore {
         this.hz = hz;
         this.ownsInstance = ownsInstance;
         this.async = HazelcastKVStoreProvider.DIST_ASYNC.equals(type);
+        this.updaterClasses = cluster.updaterClasses();
         this.table = new ShardedTable(hz, cluster, settings.rank(), settings.numWorkers(), async);
+    }
+
+    /** Only an updater the keys' owners will deserialize: {@link UpdaterClasses}. */
+    @Override
+    protected void checkUpdater(Updater updater) {
+        UpdaterClasses.check(updater, updaterClasses);
     }
 
     @Override

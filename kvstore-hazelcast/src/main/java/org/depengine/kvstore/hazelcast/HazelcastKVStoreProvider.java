@@ -65,7 +65,9 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
             hz = ClusterNode.start(cluster);
         } catch (RuntimeException e) {
             throw new KVStoreException(null, settings.rank(), "cannot " + (cluster.client() ? "connect to" : "join")
-                    + " cluster '" + cluster.clusterName() + "' at " + cluster.members(), e);
+                    + " cluster '" + cluster.clusterName() + "' at " + cluster.members() + (cluster.client()
+                    ? " within depengine.kvstore.joinTimeoutMs: no member there is running, or they run with another "
+                    + "depengine.kvstore.clusterName (Hazelcast refuses a client whose cluster name differs)" : ""), e);
         }
         try {
             return new DistKVStore(engine, type, settings, hz, true, cluster);

@@ -21,9 +21,13 @@ abstract class DistConformance extends KVStoreConformance {
     /** {@code dist_sync} or {@code dist_async}. */
     abstract String type();
 
+    /** The conformance suite's own updaters (testkit's, package-private there), registered on every member. */
+    private static final Map<String, String> UPDATERS = Map.of("updaterClasses",
+            "org.depengine.testkit.KVStoreConformance$ScaledSum,org.depengine.testkit.KVStoreConformance$FailingUpdater");
+
     static void form() {
         cluster = new TestCluster(MEMBERS);
-        members = cluster.startMembers(MEMBERS, Map.of());
+        members = cluster.startMembers(MEMBERS, UPDATERS);
     }
 
     static void stop() {
@@ -53,6 +57,7 @@ abstract class DistConformance extends KVStoreConformance {
         int n = engines.size();
         String name = type() + "-" + STORES.incrementAndGet();
         return TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), type(),
-                cluster.storeSettings(r, Map.of("jobId", name, "numWorkers", Integer.toString(n))), members.get(r)));
+                cluster.storeSettings(r, Map.of("jobId", name, "numWorkers", Integer.toString(n),
+                        "updaterClasses", UPDATERS.get("updaterClasses"))), members.get(r)));
     }
 }

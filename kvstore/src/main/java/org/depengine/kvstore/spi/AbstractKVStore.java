@@ -234,6 +234,16 @@ public abstract class AbstractKVStore implements KVStore {
         return settings;
     }
 
+    /**
+     * Checks {@code updater} before {@link #setUpdater} takes it: a store that ships updaters to other
+     * processes refuses a class the receiving side would not accept. Does nothing by default.
+     *
+     * @param updater the updater being set, not null
+     * @throws IllegalArgumentException if this store cannot use {@code updater}
+     */
+    protected void checkUpdater(Updater updater) {
+    }
+
     /** The updater set with {@link #setUpdater}, or null for none (the stored value becomes the sum). */
     protected final Updater updater() {
         return updater;
@@ -361,6 +371,7 @@ public abstract class AbstractKVStore implements KVStore {
     @Override
     public final void setUpdater(Updater updater) {
         Objects.requireNonNull(updater, "updater");
+        checkUpdater(updater);
         gate.readLock().lock();
         try {
             ensureOpen("setUpdater");

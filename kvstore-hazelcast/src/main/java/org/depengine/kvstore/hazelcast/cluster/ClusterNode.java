@@ -69,7 +69,8 @@ public final class ClusterNode {
         // the arrays in place instead of deserializing and re-serializing them on every push.
         c.addMapConfig(new MapConfig(MAP_PREFIX + "*").setBackupCount(s.backups()).setAsyncBackupCount(0)
                 .setInMemoryFormat(InMemoryFormat.OBJECT));
-        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
+        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory())
+                .setJavaSerializationFilterConfig(UpdaterClasses.filter(s.updaterClasses()));
         return c;
     }
 
@@ -85,7 +86,8 @@ public final class ClusterNode {
         // Connecting is joining: bounded as a member's join is, not by the (minutes-long) call timeout.
         c.getConnectionStrategyConfig().getConnectionRetryConfig()
                 .setClusterConnectTimeoutMillis(s.joinTimeout().toMillis());
-        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory());
+        c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory())
+                .setJavaSerializationFilterConfig(UpdaterClasses.filter(s.updaterClasses()));
         return c;
     }
 }

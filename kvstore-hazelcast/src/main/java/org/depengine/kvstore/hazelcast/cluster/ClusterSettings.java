@@ -29,17 +29,22 @@ import org.depengine.kvstore.KVStoreSettings;
  *     ({@code depengine.kvstore.heartbeatSeconds}, default 1)
  * @param partitions Hazelcast partitions the keys hash to ({@code depengine.kvstore.partitions}, default 71;
  *     every member must use the same; raise it to a few per member for large clusters)
+ * @param updaterClasses the user's updater classes a member deserializes besides the built-in ones
+ *     ({@code depengine.kvstore.updaterClasses}, comma-separated binary class names, default none; see
+ *     {@link UpdaterClasses})
  */
 public record ClusterSettings(List<String> members, int port, int portCount, String bindAddress, String clusterName,
                               boolean client, String jobId, Duration timeout, Duration joinTimeout, int chunkFloats,
-                              int backups, int heartbeatSeconds, int partitions) {
+                              int backups, int heartbeatSeconds, int partitions,
+                              List<String> updaterClasses) {
     /** The extra settings this module reads (short names, under {@code depengine.kvstore.}). */
     public static final Set<String> EXTRA_NAMES = Set.of("portCount", "bind", "jobId", "joinTimeoutMs",
-            "heartbeatSeconds", "partitions");
+            "heartbeatSeconds", "partitions", UpdaterClasses.SETTING);
 
-    /** Copies the list. */
+    /** Copies the lists. */
     public ClusterSettings {
         members = List.copyOf(members);
+        updaterClasses = List.copyOf(updaterClasses);
     }
 
     /**
@@ -61,7 +66,8 @@ public record ClusterSettings(List<String> members, int port, int portCount, Str
                 s.splitFloats(),
                 s.backups(),
                 intExtra(s, "heartbeatSeconds", 1, 1, 60),
-                intExtra(s, "partitions", 71, 1, 10_000));
+                intExtra(s, "partitions", 71, 1, 10_000),
+                UpdaterClasses.parse(s.get(UpdaterClasses.SETTING).orElse("")));
     }
 
     private static int intExtra(KVStoreSettings s, String name, int dflt, int min, int max) {

@@ -162,7 +162,7 @@ public final class ShardedTable implements AutoCloseable {
                 KVStoreException e = new KVStoreException(null, rank, "only ranks " + new TreeMap<>(ranks).keySet() + " of "
                         + workers + " workers joined table '" + settings.jobId() + "' within "
                         + settings.joinTimeout().toMillis() + " ms; start the others with the same "
-                        + "depengine.kvstore.members, clusterName and jobId", null);
+                        + "depengine.kvstore.members, clusterName and jobId" + missingMembers(settings), null);
                 close(); // after the message: leaving may destroy the maps
                 throw e;
             }
@@ -203,6 +203,22 @@ public final class ShardedTable implements AutoCloseable {
                     + ", but the workers that opened it first have numWorkers=" + first
                     + ": give every worker of a job the same depengine.kvstore.numWorkers");
         }
+    }
+
+    /**
+     * Why workers may be missing when this member's cluster lacks some of the listed members: they are
+     * not running, or they run under another cluster name (Hazelcast then refuses the join both ways,
+     * logging only that the names differ, not the other name).
+     */
+    private String missingMembers(ClusterSettings settings) {
+        int found = hz.getCluster().getMembers().size();
+        if (settings.client() || found >= settings.members().size()) {
+            return "";
+        }
+        return "; this worker's cluster '" + clusterName + "' has " + found + " of the " + settings.members().size()
+                + " members listed in depengine.kvstore.members " + settings.members() + ": the others are not running,"
+                + " or they run with another depengine.kvstore.clusterName and refuse this one's join (Hazelcast logs"
+                + " 'the target cluster has a different cluster-name')";
     }
 
     /** The ids of the live members and clients, asked of a member (only members see the clients). */
@@ -393,7 +409,8 @@ public final class ShardedTable implements AutoCloseable {
         CompletableFuture<Reply> f = new CompletableFuture<>();
         map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
             if (err != null) {
-                f.completeExceptionally(failure(key, what, err.toString(), err));
+                String refused = UpdaterClasses.refusal(err);
+                f.completeExceptionally(failure(key, what, refused != null ? refused : err.toString(), err));
             } else if (reply.status() == Reply.Status.ERROR) {
                 f.completeExceptionally(failure(key, what, reply.message(), null));
             } else {

@@ -39,7 +39,7 @@ class PendingReadsTest {
         }
         ClusterSettings settings = new ClusterSettings(List.of("127.0.0.1:" + port), port, 1, "127.0.0.1",
                 "pending-reads-" + UUID.randomUUID(), false, "job", Duration.ofSeconds(30), Duration.ofSeconds(30),
-                1 << 20, 1, 1, 7);
+                1 << 20, 1, 1, 7, List.of());
         HazelcastInstance hz = ClusterNode.start(settings);
         ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
         timer.setRemoveOnCancelPolicy(true);

@@ -1,0 +1,98 @@
+package org.depengine.kvstore.hazelcast.cluster;
+
+import com.hazelcast.config.ClassFilter;
+import com.hazelcast.config.JavaSerializationFilterConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.Updater;
+
+/**
+ * The updater classes a key's owner accepts. Updaters reach the owner by Java deserialization, which
+ * would run code of any class on its class path a peer names; so members (and clients) deserialize, of
+ * the project's and the user's classes, only the built-in updaters and the classes registered in
+ * {@code depengine.kvstore.updaterClasses} (Hazelcast's Java serialization filter in whitelist mode,
+ * Hazelcast's own defaults kept). A worker refuses a foreign updater at {@code setUpdater}; an owner
+ * that receives one anyway (another worker registered it, this member did not) fails the op, and the
+ * worker's call names the class and the setting.
+ */
+public final class UpdaterClasses {
+    /** The setting's short name: comma-separated class names. */
+    public static final String SETTING = "updaterClasses";
+    private static final String PROPERTY = KVStore.PROPERTY_PREFIX + SETTING;
+    /** The built-in updaters' classes, always accepted. */
+    static final List<String> BUILT_INS = List.of(Updater.Assign.class.getName(), Updater.Sum.class.getName(),
+            Updater.Sgd.class.getName());
+    /** What Hazelcast's filter says of a class it refuses. */
+    private static final Pattern REFUSED = Pattern.compile("Resolving class (\\S+?) is not allowed");
+
+    private UpdaterClasses() {
+    }
+
+    /**
+     * The filter members and clients deserialize with: the built-ins and {@code registered} allowed, a
+     * serialized lambda refused (it names its capturing class, which is never checked).
+     */
+    static JavaSerializationFilterConfig filter(List<String> registered) {
+        ClassFilter allowed = new ClassFilter();
+        BUILT_INS.forEach(allowed::addClasses);
+        registered.forEach(allowed::addClasses);
+        ClassFilter refused = new ClassFilter().addClasses("java.lang.invoke.SerializedLambda");
+        return new JavaSerializationFilterConfig().setWhitelist(allowed).setBlacklist(refused);
+    }
+
+    /**
+     * The class names of the setting's text: comma-separated, blanks ignored.
+     *
+     * @throws IllegalArgumentException naming the setting if a name is not a Java class name
+     */
+    static List<String> parse(String text) {
+        List<String> out = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String name = part.strip();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.matches("[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}.$]*")) {
+                throw new IllegalArgumentException(PROPERTY + "='" + text + "' is invalid: '" + name
+                        + "' is not a class name (expected binary names such as com.example.MyUpdater or "
+                        + "com.example.Outer$Inner, comma-separated)");
+            }
+            out.add(name);
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Refuses {@code updater} unless its class is a built-in or in {@code registered}.
+     *
+     * @throws IllegalArgumentException naming the class and the setting to register it in
+     */
+    public static void check(Updater updater, List<String> registered) {
+        String name = updater.getClass().getName();
+        if (!BUILT_INS.contains(name) && !registered.contains(name)) {
+            throw new IllegalArgumentException(refusedText(name));
+        }
+    }
+
+    /**
+     * The refusal of a foreign class, if Hazelcast's filter refused one on the way to {@code err}; else null.
+     */
+    static String refusal(Throwable err) {
+        for (Throwable t = err; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            Matcher m = t.getMessage() == null ? null : REFUSED.matcher(t.getMessage());
+            if (m != null && m.find()) {
+                return "the key's owner refused to deserialize " + refusedText(m.group(1));
+            }
+        }
+        return null;
+    }
+
+    private static String refusedText(String className) {
+        return "updater class " + className + ": a key's owner deserializes only the built-in updaters and the "
+                + "classes registered in " + PROPERTY + "; add " + className + " (and the classes of its fields) to "
+                + PROPERTY + " on every worker and cluster member (a named class, not a lambda)";
+    }
+}
