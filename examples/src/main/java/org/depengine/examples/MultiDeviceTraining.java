@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.profiler.Profiler;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
