@@ -6,10 +6,10 @@
  * <p>{@code jcuda} and {@code jcublas} are automatic modules (the JCuda jars have no descriptor).
  * Their native libraries live in separate jars ({@code jcuda-natives}, {@code jcublas-natives}); JCuda's
  * own loader cannot see them from inside module {@code jcuda}, so this module extracts them itself
- * before JCuda loads (see {@code JCudaNatives}); the same goes for NVRTC's bindings, which compile the
- * kernels of the device primitives on first use (they need {@code libnvrtc.so.12} of the CUDA toolkit
- * on the GPU machine; copies, fills, {@code axpy} and {@code sgemm} with a product to compute run
- * without it).
+ * before JCuda loads (see {@code JCudaNatives}). The primitives' kernels ship as PTX, which the driver
+ * compiles; only a driver older than the nvcc that built it needs NVRTC ({@code libnvrtc.so.12} of the
+ * CUDA 12 toolkit), to compile their source instead. Without cuBLAS's libraries, sgemm and axpy run on
+ * those kernels too.
  */
 module org.depengine.device.cuda {
     requires transitive org.depengine.api;

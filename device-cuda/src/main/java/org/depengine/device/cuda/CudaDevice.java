@@ -155,10 +155,11 @@ public final class CudaDevice extends AsynchronousDevice {
 
     /**
      * Every primitive of {@code org.depengine.api.device.primitive}: {@code Matmul} and {@code axpy} on
-     * cuBLAS (the stream's handle), fills and copies on the driver's memset and memcpy, the rest as
-     * kernels compiled by NVRTC on first use (once per device) and loaded into the primary context. The
-     * NVRTC library ({@code libnvrtc.so} of the CUDA toolkit) is needed only then; without it those
-     * calls throw {@link org.depengine.api.EngineException} saying so.
+     * cuBLAS (the stream's handle) where it can be loaded, fills and copies on the driver's memset and
+     * memcpy, the rest (and sgemm and axpy without cuBLAS) on this module's kernels, loaded into the
+     * primary context on first use, once per device: the shipped PTX, which needs only the driver, or,
+     * for a driver too old for it, the source compiled by NVRTC. Where neither loads, those calls throw
+     * {@link org.depengine.api.EngineException} saying why.
      */
     @Override
     public <P extends Primitive> Optional<P> primitive(Class<P> type) {

@@ -3,6 +3,7 @@ package org.depengine.device.cuda;
 import java.util.HashMap;
 import java.util.Map;
 import jcuda.CudaException;
+import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
 import org.depengine.api.EngineException;
@@ -10,9 +11,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The primitives' kernels on one device: {@link PrimitiveKernels#SOURCE} compiled to PTX by NVRTC and
- * loaded into the device's primary context ({@code cuModuleLoadData}) on first use, once; a failure is
- * remembered and reported again on later calls rather than compiling again. Thread-safe.
+ * The primitives' kernels on one device, loaded into the device's primary context
+ * ({@code cuModuleLoadData}) on first use, once: the shipped PTX ({@link PrimitiveKernels#ptx()}), which
+ * needs only the driver; where the driver refuses it (a driver older than the nvcc that built it), the
+ * source compiled for this driver by NVRTC. A failure is remembered and reported again on later calls
+ * rather than loading again. Thread-safe.
  */
 final class CudaKernels {
     private static final Logger LOG = LoggerFactory.getLogger(CudaKernels.class);
@@ -59,6 +62,24 @@ final class CudaKernels {
         return Math.min(MAX_ROW_BLOCK, needed);
     }
 
+    /**
+     * Enqueues {@code sgemm_f32}: row-major {@code C = alpha·op(A)·op(B) + beta·C}, one
+     * {@link PrimitiveKernels#SGEMM_TILE}-square tile of {@code C} per block.
+     *
+     * @throws IllegalArgumentException if {@code C} has more tiles than a grid has blocks
+     */
+    void launchSgemm(CudaStream stream, boolean transA, boolean transB, int m, int n, int k, float alpha,
+            CUdeviceptr a, CUdeviceptr b, float beta, CUdeviceptr c) {
+        int tile = PrimitiveKernels.SGEMM_TILE;
+        long tiles = ((m + tile - 1L) / tile) * ((n + tile - 1L) / tile);
+        if (tiles > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("sgemm of a " + m + " x " + n + " result needs " + tiles
+                    + " blocks of the fallback kernel, more than a grid holds: install cuBLAS for it");
+        }
+        launch(stream, "sgemm_f32", (int) tiles, tile * tile, 0, m, n, k, transA ? 1 : 0, transB ? 1 : 0, alpha, a, b,
+                beta, c);
+    }
+
     private void launch(CudaStream stream, String name, int grid, int block, int shared, Object... args) {
         CUfunction f = function(name);
         device.bind();
@@ -85,8 +106,8 @@ final class CudaKernels {
                 functions = load();
             } catch (RuntimeException | LinkageError e) {
                 failure = e instanceof RuntimeException re ? re : new IllegalStateException(e.toString(), e);
-                throw new EngineException("the CUDA primitive kernels are not usable on " + device.context()
-                        + " (NVRTC, libnvrtc.so from the CUDA toolkit, compiles them): " + e.getMessage(), e);
+                throw new EngineException("the CUDA primitive kernels are not usable on " + device.context() + ": "
+                        + e.getMessage(), e);
             }
         }
         CUfunction f = functions.get(name);
@@ -100,13 +121,37 @@ final class CudaKernels {
         loads++;
         device.bind();
         CudaDriver driver = device.driver();
-        String ptx = driver.compileToPtx(PrimitiveKernels.SOURCE, PrimitiveKernels.PROGRAM_NAME);
-        CUmodule module = driver.loadModule(ptx);
+        CUmodule module;
+        try {
+            module = driver.loadModule(PrimitiveKernels.ptx());
+            LOG.debug("{}: loaded the precompiled primitive kernels", device.context());
+        } catch (CudaException refused) {
+            module = compiled(driver, refused);
+        }
         Map<String, CUfunction> map = new HashMap<>();
         for (String name : PrimitiveKernels.NAMES) {
             map.put(name, driver.moduleFunction(module, name));
         }
-        LOG.debug("{}: compiled and loaded {} primitive kernels", device.context(), map.size());
         return map;
+    }
+
+    /** The module NVRTC compiles from the source, for a driver that refused the shipped PTX. */
+    private CUmodule compiled(CudaDriver driver, CudaException refused) {
+        String ptx;
+        try {
+            ptx = driver.compileToPtx(PrimitiveKernels.source(), PrimitiveKernels.PROGRAM_NAME);
+        } catch (RuntimeException | LinkageError e) {
+            IllegalStateException failure = new IllegalStateException("the driver refused the shipped PTX ("
+                    + refused.getMessage() + "; it needs a driver as new as the nvcc named in the first line of "
+                    + PrimitiveKernels.PTX_NAME + "), and NVRTC, which would compile the kernels for this driver, "
+                    + "failed: " + e.getMessage() + ". Update the NVIDIA driver, or install NVRTC (libnvrtc.so.12 "
+                    + "of the CUDA 12 toolkit)", e);
+            failure.addSuppressed(refused);
+            throw failure;
+        }
+        CUmodule module = driver.loadModule(ptx);
+        LOG.info("{}: the driver refused the shipped PTX ({}); compiled the primitive kernels with NVRTC instead",
+                device.context(), refused.getMessage());
+        return module;
     }
 }

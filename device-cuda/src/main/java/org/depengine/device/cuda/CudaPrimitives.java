@@ -1,7 +1,9 @@
 package org.depengine.device.cuda;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
 import jcuda.CudaException;
+import jcuda.jcublas.cublasHandle;
 import jcuda.jcublas.cublasOperation;
 import org.depengine.api.EngineException;
 import org.depengine.api.device.DeviceBuffer;
@@ -13,13 +15,17 @@ import org.depengine.api.device.primitive.Matmul;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.api.device.primitive.Reduce;
 import org.depengine.api.device.primitive.SoftmaxCrossEntropy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every primitive of {@code org.depengine.api.device.primitive} on one GPU: copies with
  * {@code cuMemcpy*Async} (from pageable host memory they may be synchronous; {@link CudaDevice#allocateHost}
  * gives page-locked memory, for which they are not), fill with {@code cuMemsetD32Async} of the value's
- * bits, {@code sgemm} and {@code axpy} on cuBLAS (the stream's own handle), the rest as NVRTC kernels
- * ({@link CudaKernels}). The interfaces have checked the arguments. Stateless and thread-safe.
+ * bits, {@code sgemm} and {@code axpy} on cuBLAS (the stream's own handle), the rest on the module's
+ * kernels ({@link CudaKernels}). Where cuBLAS cannot be loaded (a machine with the driver but not the
+ * CUDA 12 cuBLAS libraries), sgemm and axpy run on the module's kernels too, and a warning says so once
+ * per device. The interfaces have checked the arguments. Thread-safe.
  *
  * <p>cuBLAS is column-major, and a row-major {@code r × c} matrix is, read column-major, its
  * {@code c × r} transpose. So the row-major {@code C = op(A)·op(B)} is computed as the column-major
@@ -27,13 +33,17 @@ import org.depengine.api.device.primitive.SoftmaxCrossEntropy;
  * operand's "transposed" flag is kept as it is (B read column-major is already {@code Bᵀ}). The leading
  * dimensions are the row lengths as stored: {@code n} or {@code k} for B, {@code k} or {@code m} for A,
  * and {@code n} for C. {@code k = 0} or {@code alpha = 0} only scales C (cuBLAS would require leading
- * dimensions of at least 1, and A and B need not be read).
+ * dimensions of at least 1, and A and B need not be read). The fallback kernel is row-major itself.
  */
 final class CudaPrimitives implements Memcpy, Fill, Matmul, Elementwise, Activation, SoftmaxCrossEntropy, Reduce {
     /** cuBLAS counts in {@code int}: longer vectors go in pieces of this many floats. */
     static final long AXPY_CHUNK = 1L << 30;
 
+    private static final Logger LOG = LoggerFactory.getLogger(CudaPrimitives.class);
+
     private final CudaDevice device;
+    /** Why cuBLAS cannot be loaded, once a stream has found out; null until then. */
+    private final AtomicReference<String> cublasMissing = new AtomicReference<>();
 
     CudaPrimitives(CudaDevice device) {
         this.device = device;
@@ -86,9 +96,13 @@ final class CudaPrimitives implements Memcpy, Fill, Matmul, Elementwise, Activat
             }
             return;
         }
+        cublasHandle handle = cublas(s);
+        if (handle == null) {
+            device.kernels().launchSgemm(s, transA, transB, m, n, k, alpha, ptr(a), ptr(b), beta, ptr(c));
+            return;
+        }
         int opB = transB ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N;
         int opA = transA ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N;
-        var handle = s.cublas();
         driverCall(s, "run cublasSgemm", () -> device.driver().cublasSgemm(handle, opB, opA, n, m, k, alpha, ptr(b),
                 transB ? k : n, ptr(a), transA ? m : k, beta, ptr(c), n));
     }
@@ -101,7 +115,11 @@ final class CudaPrimitives implements Memcpy, Fill, Matmul, Elementwise, Activat
     @Override
     public void enqueueAxpy(Stream stream, long n, float alpha, DeviceBuffer x, DeviceBuffer y) {
         CudaStream s = (CudaStream) stream;
-        var handle = s.cublas();
+        cublasHandle handle = cublas(s);
+        if (handle == null) {
+            elementwise(s, "axpy_f32", n, n, alpha, ptr(x), ptr(y));
+            return;
+        }
         driverCall(s, "run cublasSaxpy", () -> {
             for (long done = 0; done < n; done += AXPY_CHUNK) {
                 int len = (int) Math.min(AXPY_CHUNK, n - done);
@@ -153,6 +171,23 @@ final class CudaPrimitives implements Memcpy, Fill, Matmul, Elementwise, Activat
 
     private void elementwise(Stream stream, String kernel, long n, Object... args) {
         device.kernels().launchElementwise((CudaStream) stream, kernel, n, args);
+    }
+
+    /** The stream's cuBLAS handle, or null where cuBLAS cannot be loaded (then the kernels stand in). */
+    private cublasHandle cublas(CudaStream s) {
+        if (cublasMissing.get() != null) {
+            return null;
+        }
+        try {
+            return s.cublas();
+        } catch (CublasUnavailableException e) {
+            if (cublasMissing.compareAndSet(null, e.getMessage())) {
+                LOG.warn("{}: sgemm and axpy run on depengine's own CUDA kernels, slower than cuBLAS, because {}. "
+                        + "Install the CUDA 12 cuBLAS libraries (libcublas.so.12, libcublasLt.so.12) for cuBLAS",
+                        device.context(), e.getMessage());
+            }
+            return null;
+        }
     }
 
     private static jcuda.driver.CUdeviceptr ptr(DeviceBuffer b) {

@@ -133,7 +133,8 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
      * ({@code cublasSetStream}), so cuBLAS calls through it are ordered with the stream's other work.
      * Use it only from the stream's driving thread.
      *
-     * @throws EngineException if cuBLAS cannot be loaded or initialised
+     * @throws CublasUnavailableException if cuBLAS cannot be loaded in this process
+     * @throws EngineException if cuBLAS fails to initialise
      */
     public synchronized cublasHandle cublas() {
         checkOpen();
@@ -143,7 +144,9 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
                 cublasHandle h = driver.cublasCreate();
                 driver.cublasSetStream(h, stream);
                 cublas = h;
-            } catch (CudaException | LinkageError e) {
+            } catch (LinkageError e) {
+                throw new CublasUnavailableException("cuBLAS cannot be loaded for " + this + ": " + e.getMessage(), e);
+            } catch (CudaException e) {
                 throw new EngineException("cuBLAS is not usable on " + this + ": " + e.getMessage(), e);
             }
         }

@@ -13,6 +13,7 @@ import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.ArgumentMatchers.same;
 import static org.mockito.Mockito.doAnswer;
+import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Random;
+import jcuda.CudaException;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUfunction;
@@ -157,15 +159,15 @@ class CudaPrimitivesMockTest {
     }
 
     @Test
-    void kernelsAreCompiledOncePerDeviceAndLaunchedWithTheirArguments() {
+    void kernelsAreLoadedOncePerDeviceFromTheShippedPtxAndLaunchedWithTheirArguments() {
         CudaBuffer x = floats(1000);
         CudaBuffer y = floats(1000);
         Activation act = device.requirePrimitive(Activation.class);
         act.relu(stream, 1000, x, y);
         act.relu(stream, 1000, y, y);
         device.requirePrimitive(Elementwise.class).add(stream, 1000, x, y, y);
-        verify(driver, times(1)).compileToPtx(PrimitiveKernels.SOURCE, PrimitiveKernels.PROGRAM_NAME);
-        verify(driver, times(1)).loadModule("// ptx");
+        verify(driver, times(1)).loadModule(PrimitiveKernels.ptx());
+        verify(driver, never()).compileToPtx(anyString(), anyString());
         assertEquals(PrimitiveKernels.NAMES.size(), functions.size());
         assertEquals(1, device.kernels().loads());
         verify(driver).launchKernel(same(functions.get("relu_f32")), eq(4), eq(256), eq(0), same(cuStream), eq(1000L),
@@ -175,6 +177,15 @@ class CudaPrimitivesMockTest {
         // Nothing to do: no launch.
         act.relu(stream, 0, x, y);
         verify(driver, times(3)).launchKernel(any(), anyInt(), anyInt(), anyInt(), any(), any(Object[].class));
+    }
+
+    @Test
+    void aDriverThatRefusesTheShippedPtxGetsTheSourceCompiledByNvrtc() {
+        refuseTheShippedPtx();
+        device.requirePrimitive(Activation.class).relu(stream, 4, floats(4), floats(4));
+        verify(driver, times(1)).compileToPtx(PrimitiveKernels.source(), PrimitiveKernels.PROGRAM_NAME);
+        verify(driver, times(1)).loadModule("// ptx");
+        assertEquals(1, device.kernels().loads());
     }
 
     @Test
@@ -196,6 +207,7 @@ class CudaPrimitivesMockTest {
 
     @Test
     void aKernelCompileFailureIsReportedAndRemembered() {
+        refuseTheShippedPtx();
         when(driver.compileToPtx(anyString(), anyString()))
                 .thenThrow(new IllegalArgumentException("NVRTC could not compile: error: expected a ';'"));
         CudaBuffer x = floats(4);
@@ -205,16 +217,56 @@ class CudaPrimitivesMockTest {
         e = assertThrows(EngineException.class, () -> act.relu(stream, 4, x, x));
         assertTrue(e.getMessage().contains("expected a ';'"), e.getMessage());
         verify(driver, times(1)).compileToPtx(anyString(), anyString());
+        verify(driver, times(1)).loadModule(PrimitiveKernels.ptx());
     }
 
     @Test
-    void aMissingNvrtcLibrarySaysWhatIsNeeded() {
+    void withoutNvrtcADriverThatRefusesThePtxSaysBothCausesAndWhatIsNeeded() {
+        refuseTheShippedPtx();
         when(driver.compileToPtx(anyString(), anyString()))
                 .thenThrow(new UnsatisfiedLinkError("libnvrtc.so.12: cannot open shared object file"));
         CudaBuffer x = floats(4);
         EngineException e = assertThrows(EngineException.class,
                 () -> device.requirePrimitive(Reduce.class).columnSums(stream, 1, 4, x, floats(4)));
-        assertTrue(e.getMessage().contains("libnvrtc"), e.getMessage());
+        assertTrue(e.getMessage().contains("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")
+                && e.getMessage().contains("libnvrtc.so.12: cannot open") && e.getMessage().contains("Update the NVIDIA driver"),
+                e.getMessage());
+    }
+
+    @Test
+    void withoutCublasSgemmAndAxpyRunOnTheKernels() {
+        when(driver.cublasCreate()).thenThrow(new UnsatisfiedLinkError("libcublas.so.12: cannot open shared object file"));
+        CudaBuffer a = floats(40 * 3);
+        CudaBuffer b = floats(3 * 20);
+        CudaBuffer c = floats(40 * 20);
+        Matmul mm = device.requirePrimitive(Matmul.class);
+        mm.sgemm(stream, true, false, 40, 20, 3, 2f, a, b, 0.5f, c);
+        // 40 x 20 in 16-square tiles: 3 x 2 blocks of 256 threads, row-major, transA passed as 1.
+        verify(driver).launchKernel(same(functions.get("sgemm_f32")), eq(6), eq(256), eq(0), same(cuStream), eq(40),
+                eq(20), eq(3), eq(1), eq(0), eq(2f), same(a.ptr()), same(b.ptr()), eq(0.5f), same(c.ptr()));
+        device.requirePrimitive(Elementwise.class).axpy(stream, 10, 0.5f, a, b);
+        verify(driver).launchKernel(same(functions.get("axpy_f32")), eq(1), eq(256), eq(0), same(cuStream), eq(10L),
+                eq(0.5f), same(a.ptr()), same(b.ptr()));
+        mm.sgemm(stream, false, false, 40, 20, 3, 1f, a, b, 0f, c);
+        // Found out once: later calls go straight to the kernels.
+        verify(driver, times(1)).cublasCreate();
+        verify(driver, never()).cublasSgemm(any(), anyInt(), anyInt(), anyInt(), anyInt(), anyInt(), anyFloat(), any(),
+                anyInt(), any(), anyInt(), anyFloat(), any(), anyInt());
+    }
+
+    @Test
+    void aCublasThatLoadsButFailsIsAnErrorNotAFallback() {
+        when(driver.cublasCreate()).thenThrow(new CudaException("CUBLAS_STATUS_NOT_INITIALIZED"));
+        CudaBuffer x = floats(4);
+        EngineException e = assertThrows(EngineException.class,
+                () -> device.requirePrimitive(Elementwise.class).axpy(stream, 4, 1f, x, x));
+        assertTrue(e.getMessage().contains("CUBLAS_STATUS_NOT_INITIALIZED"), e.getMessage());
+        verify(driver, never()).launchKernel(any(), anyInt(), anyInt(), anyInt(), any(), any(Object[].class));
+    }
+
+    /** The driver refuses the shipped PTX, as one older than the nvcc that built it does. */
+    private void refuseTheShippedPtx() {
+        doThrow(new CudaException("CUDA_ERROR_UNSUPPORTED_PTX_VERSION")).when(driver).loadModule(PrimitiveKernels.ptx());
     }
 
     @Test
