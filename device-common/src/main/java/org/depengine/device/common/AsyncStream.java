@@ -142,8 +142,8 @@ public abstract class AsyncStream<D extends NativeDevice<?, ?>, E extends Handle
     /**
      * Native: finishes the work enqueued on the stream (and any completion callbacks it waits for) and
      * frees the native queue and what else the stream holds. Called once, by the first {@link #close()}
-     * or by the device's close, with no lock held, after the stream is marked closed. A failure of one
-     * native call is logged rather than thrown.
+     * or by the device's close, after the stream is marked closed, holding no lock of the stream or the
+     * device. A failure of one native call is logged rather than thrown.
      */
     protected abstract void release();
 

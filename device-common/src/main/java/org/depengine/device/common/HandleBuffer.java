@@ -81,8 +81,8 @@ public abstract class HandleBuffer<D extends NativeDevice<?, ?>, H> implements D
     }
 
     /**
-     * Native: frees the handle, once, with no lock held, on the thread that closes the buffer or its
-     * device; logs a failure rather than throwing (the buffer is gone either way).
+     * Native: frees the handle, once, on the thread that closes the buffer or its device, holding no lock
+     * of the buffer or the device; logs a failure rather than throwing (the buffer is gone either way).
      */
     protected abstract void release(H handle);
 

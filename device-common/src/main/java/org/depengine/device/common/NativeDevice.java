@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * side of one lock, and {@link #close()} holds the write side only while it marks the device closed.
  * So a stream or buffer is either made before the close starts, and then closed by it, or refused
  * with an {@link IllegalStateException} naming the device; the native calls that make it never run
- * concurrently with the native calls that free the device. Those run with no lock held.
+ * concurrently with the native calls that free the device. Those run holding no lock of the device.
  *
  * <p>Close order ({@link #close()}, once):
  * <ol>
@@ -128,9 +128,9 @@ public abstract class NativeDevice<S extends AsyncStream<?, ?>, B extends Handle
 
     /**
      * Native: frees what the device still holds besides its streams and buffers (pools, kernels,
-     * programs), then the native context. Called once, by {@link #close()}, with no lock held, after
-     * every stream is released, the callbacks are drained and every buffer is freed; never called if
-     * callbacks were still outstanding. What it throws is logged.
+     * programs), then the native context. Called once, by {@link #close()}, holding no lock of the device,
+     * after every stream is released, the callbacks are drained and every buffer is freed; never called
+     * if callbacks were still outstanding. What it throws is logged.
      */
     protected abstract void releaseNative();
 

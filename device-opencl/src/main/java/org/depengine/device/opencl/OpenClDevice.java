@@ -127,7 +127,8 @@ public final class OpenClDevice extends NativeDevice<OpenClStream, OpenClBuffer>
     public OpenClKernel kernel(String source, String name) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(name, "name");
-        return whileOpen("build a kernel", () -> kernels.computeIfAbsent(new KernelKey(source, name), this::buildKernel));
+        KernelKey key = new KernelKey(source, name);
+        return whileOpen("build a kernel", () -> kernels.computeIfAbsent(key, this::buildKernel));
     }
 
     private OpenClKernel buildKernel(KernelKey k) {
