@@ -1,5 +1,7 @@
 /**
- * What the asynchronous devices (OpenCL, CUDA) share: {@link org.depengine.device.common.HandleEvent}
+ * What the asynchronous devices (OpenCL, CUDA) share: {@link org.depengine.device.common.NativeDevice}
+ * (a device's lifecycle: the open check, its streams and buffers, its completion thread and the close
+ * order, so that a backend writes only native calls), {@link org.depengine.device.common.HandleEvent}
  * (an event over a native handle, pinned while in use and recycled once done),
  * {@link org.depengine.device.common.HandleBuffer} (device memory over a native handle, freed exactly once,
  * by its user or with its device),

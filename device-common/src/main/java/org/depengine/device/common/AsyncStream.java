@@ -5,16 +5,16 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import org.depengine.api.device.Device;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bookkeeping of an asynchronous, in-order stream, apart from the native calls: the ledger of
- * recorded events that may still hold a native handle, the first asynchronous error not yet taken, the
- * closed flag, and running completion callbacks so that a throwing one is kept, not lost.
+ * The bookkeeping of an asynchronous, in-order stream of a {@link NativeDevice}, apart from the native
+ * calls: the ledger of recorded events that may still hold a native handle, the first asynchronous
+ * error not yet taken, the closed flag, running completion callbacks so that a throwing one is kept,
+ * not lost, and closing once, by its user or with its device ({@link #release()} is the native part).
  *
  * <p>Work on an in-order stream completes in order, so {@link #track} first drops the leading events
  * that are done (which recycles their handles): events nobody waits for give their handles back too.
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * @param <D> the device class
  * @param <E> the event class
  */
-public abstract class AsyncStream<D extends Device, E extends HandleEvent<?>> implements Stream {
+public abstract class AsyncStream<D extends NativeDevice<?, ?>, E extends HandleEvent<?>> implements Stream {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncStream.class);
 
     private final D device;
@@ -109,25 +109,43 @@ public abstract class AsyncStream<D extends Device, E extends HandleEvent<?>> im
         }
     }
 
-    /** Marks the stream closed; true only for the first call, which then does the closing. */
-    protected final boolean markClosed() {
-        return markClosed("it was closed");
+    /**
+     * Closes the stream: the first call marks it closed (a later use is an {@link IllegalStateException}),
+     * then runs {@link #release()} and has the device forget the stream. Idempotent: a later call returns
+     * at once.
+     */
+    @Override
+    public final void close() {
+        closeBecause("it was closed");
+    }
+
+    /** Closes the stream because its device is closing ({@link NativeDevice#close()}): a later use says so. */
+    final void closeWithDevice() {
+        closeBecause(device.closedMessage());
+    }
+
+    private void closeBecause(String because) {
+        synchronized (outstanding) {
+            if (closed) {
+                return;
+            }
+            closedBecause = because;
+            closed = true;
+        }
+        try {
+            release();
+        } finally {
+            device.streamClosed(this);
+        }
     }
 
     /**
-     * Marks the stream closed, saying why in the error of a later use (e.g. its device was closed);
-     * true only for the first call, which then does the closing.
+     * Native: finishes the work enqueued on the stream (and any completion callbacks it waits for) and
+     * frees the native queue and what else the stream holds. Called once, by the first {@link #close()}
+     * or by the device's close, after the stream is marked closed, holding no lock of the stream or the
+     * device. A failure of one native call is logged rather than thrown.
      */
-    protected final boolean markClosed(String because) {
-        synchronized (outstanding) {
-            if (closed) {
-                return false;
-            }
-            closedBecause = Objects.requireNonNull(because, "because");
-            closed = true;
-            return true;
-        }
-    }
+    protected abstract void release();
 
     /** @throws IllegalStateException if the stream is closed (the message says why) */
     protected final void checkOpen() {

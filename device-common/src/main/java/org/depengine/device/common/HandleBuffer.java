@@ -1,26 +1,35 @@
 package org.depengine.device.common;
 
+import java.util.Objects;
 import org.depengine.api.device.DeviceBuffer;
 
 /**
- * Device memory over one native handle ({@code cl_mem}, {@code CUdeviceptr}): what the asynchronous
- * devices' buffers share. A subclass names its device and frees the handle natively; this class keeps
- * the rule that a buffer is freed exactly once, by {@link #close()} or with its device
- * ({@link #freeBecause}), and that a freed buffer refuses its handle with an
- * {@link IllegalStateException} naming the device and why. Thread-safe.
+ * Device memory over one native handle ({@code cl_mem}, {@code CUdeviceptr}) of a {@link NativeDevice}:
+ * what the asynchronous devices' buffers share. A subclass frees the handle natively ({@link #release});
+ * this class keeps the rule that a buffer is freed exactly once, by {@link #close()} or with its device,
+ * that the device forgets a buffer closed by its user, and that a freed buffer refuses its handle with
+ * an {@link IllegalStateException} naming the device and why. Thread-safe.
  *
+ * @param <D> the device class
  * @param <H> the native handle
  */
-public abstract class HandleBuffer<H> implements DeviceBuffer {
+public abstract class HandleBuffer<D extends NativeDevice<?, ?>, H> implements DeviceBuffer {
+    private final D device;
     private final H handle;
     private final long size;
     /** Null while allocated; then why it is not any more. Guarded by this. */
     private String freedBecause;
 
-    /** A buffer of {@code size} bytes over {@code handle}. */
-    protected HandleBuffer(H handle, long size) {
+    /** A buffer of {@code size} bytes of {@code device} over {@code handle}. */
+    protected HandleBuffer(D device, H handle, long size) {
+        this.device = Objects.requireNonNull(device, "device");
         this.handle = handle;
         this.size = size;
+    }
+
+    @Override
+    public final D device() {
+        return device;
     }
 
     @Override
@@ -42,12 +51,17 @@ public abstract class HandleBuffer<H> implements DeviceBuffer {
         return handle;
     }
 
-    /** Frees the buffer (once; later calls do nothing) and tells the device. */
+    /** Frees the buffer (once; later calls do nothing) and tells the device, which then forgets it. */
     @Override
     public final void close() {
         if (freeBecause("it is closed")) {
-            closed();
+            device.bufferClosed(this);
         }
+    }
+
+    /** Frees the buffer because its device is closing ({@link NativeDevice#close()}): a later use says so. */
+    final void freeWithDevice() {
+        freeBecause(device.closedMessage());
     }
 
     /**
@@ -55,7 +69,7 @@ public abstract class HandleBuffer<H> implements DeviceBuffer {
      *
      * @return whether this call freed it
      */
-    protected final boolean freeBecause(String because) {
+    private boolean freeBecause(String because) {
         synchronized (this) {
             if (freedBecause != null) {
                 return false;
@@ -66,11 +80,11 @@ public abstract class HandleBuffer<H> implements DeviceBuffer {
         return true;
     }
 
-    /** Frees the handle natively, once; logs a failure rather than throwing (the buffer is gone either way). */
+    /**
+     * Native: frees the handle, once, on the thread that closes the buffer or its device, holding no lock
+     * of the buffer or the device; logs a failure rather than throwing (the buffer is gone either way).
+     */
     protected abstract void release(H handle);
-
-    /** The buffer was closed by its user (not with its device): the device forgets it. */
-    protected abstract void closed();
 
     @Override
     public final synchronized String toString() {

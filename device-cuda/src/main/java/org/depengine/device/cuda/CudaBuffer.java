@@ -14,17 +14,9 @@ import org.slf4j.LoggerFactory;
  * with it, and a later {@link #ptr()} is an {@link IllegalStateException} naming the device and what to
  * do; a later {@link #close()} does nothing. Thread-safe.
  */
-public final class CudaBuffer extends HandleBuffer<CUdeviceptr> {
-    private final CudaDevice device;
-
+public final class CudaBuffer extends HandleBuffer<CudaDevice, CUdeviceptr> {
     CudaBuffer(CudaDevice device, CUdeviceptr ptr, long size) {
-        super(ptr, size);
-        this.device = device;
-    }
-
-    @Override
-    public CudaDevice device() {
-        return device;
+        super(device, ptr, size);
     }
 
     /**
@@ -37,23 +29,13 @@ public final class CudaBuffer extends HandleBuffer<CUdeviceptr> {
         return handle();
     }
 
-    /** Frees the buffer because its device is closing (the device's context is current). */
-    void freeWithDevice() {
-        freeBecause(device.closedMessage());
-    }
-
     @Override
     protected void release(CUdeviceptr ptr) {
         try {
-            device.bind();
-            device.driver().memFree(ptr);
+            device().bind();
+            device().driver().memFree(ptr);
         } catch (CudaException e) {
             LoggerFactory.getLogger(CudaBuffer.class).warn("{}: cuMemFree failed: {}", this, e.getMessage());
         }
-    }
-
-    @Override
-    protected void closed() {
-        device.bufferClosed(this);
     }
 }

@@ -2,28 +2,20 @@ package org.depengine.device.cuda;
 
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUevent;
 import org.depengine.api.Context;
-import org.depengine.api.device.AsynchronousDevice;
-import org.depengine.api.device.Devices;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
 import org.depengine.device.common.BoundedPool;
 import org.depengine.device.common.CompletionThread;
+import org.depengine.device.common.NativeDevice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +31,12 @@ import org.slf4j.LoggerFactory;
  * CUDA, and a callback might). Thread-safe.
  *
  * <p>Lifetime: opened by {@link CudaDeviceProvider#device(int)}, which owns it and closes it
- * ({@link #close()}; see {@link org.depengine.api.device.Devices} for when). A stream or buffer of a
- * closed device fails with an {@link IllegalStateException} naming the device; the device itself then
- * makes no stream or buffer.
+ * ({@link #close()}; see {@link org.depengine.api.device.Devices} for when), in {@link NativeDevice}'s
+ * order: streams synchronised and destroyed, callbacks run, buffers freed, then the pooled events and
+ * the primary context. A stream or buffer of a closed device fails with an {@link IllegalStateException}
+ * naming the device; the device itself then makes no stream or buffer.
  */
-public final class CudaDevice extends AsynchronousDevice {
+public final class CudaDevice extends NativeDevice<CudaStream, CudaBuffer> {
     private static final Logger LOG = LoggerFactory.getLogger(CudaDevice.class);
     private static final Cleaner CLEANER = Cleaner.create();
 
@@ -53,76 +46,40 @@ public final class CudaDevice extends AsynchronousDevice {
      * the work they marked is seen done.
      */
     static final int EVENT_POOL_LIMIT = 1024;
-    /** How long {@link #close()} waits for completion callbacks handed to the callback thread. */
-    static final Duration CALLBACK_WAIT = Duration.ofSeconds(30);
 
     private final CudaDriver driver;
     private final int ordinal;
     private final CUcontext primary;
     private final BoundedPool<CUevent> events;
-    private final CompletionThread callbacks;
-    private final AtomicInteger streamCount = new AtomicInteger();
     private final AtomicLong pinnedBytes = new AtomicLong();
     private final CudaKernels kernels = new CudaKernels(this);
     private final PrimitiveSet primitives = new PrimitiveSet(new CudaPrimitives(this));
-    /** Streams and buffers not closed yet: {@link #close()} closes them. */
-    private final Set<CudaStream> streams = ConcurrentHashMap.newKeySet();
-    private final Set<CudaBuffer> buffers = ConcurrentHashMap.newKeySet();
-    /** Read-held while a stream or buffer is made; write-held while {@link #closed} is set. */
-    private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    private volatile boolean closed;
+    /** Whether the close has freed the streams and buffers, so the primary context may go. */
+    private volatile boolean nativeReleased;
     /** Whether the retained primary context has been released (once: at close, or by the last pinned free). */
     private final AtomicBoolean contextReleased = new AtomicBoolean();
 
     CudaDevice(Context ctx, CudaDriver driver, int ordinal) {
-        super(ctx, Objects.requireNonNullElse(driver.deviceName(ordinal), "CUDA device " + ordinal));
+        super(ctx, Objects.requireNonNullElse(driver.deviceName(ordinal), "CUDA device " + ordinal), "callbacks");
         this.driver = driver;
         this.ordinal = ordinal;
         this.primary = driver.retainPrimaryContext(ordinal);
         // Callers of the pool make the context current first.
         this.events = new BoundedPool<>(EVENT_POOL_LIMIT, driver::createEvent, driver::destroyEvent);
-        this.callbacks = new CompletionThread(ctx, "callbacks");
     }
 
-    /** A new non-blocking stream. */
+    /** A new non-blocking {@code CUstream}. */
     @Override
-    public CudaStream createStream(StreamKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("create a stream");
-            bind();
-            CudaStream s = new CudaStream(this, kind, driver.createStream(), streamCount.incrementAndGet());
-            streams.add(s);
-            LOG.debug("{}: created stream {}", context(), s);
-            return s;
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+    protected CudaStream newStream(StreamKind kind, int number) {
+        bind();
+        return new CudaStream(this, kind, driver.createStream(), number);
     }
 
-    /**
-     * {@code bytes} of device memory ({@code cuMemAlloc}).
-     *
-     * @throws IllegalArgumentException if {@code bytes} is not positive
-     * @throws jcuda.CudaException if CUDA cannot allocate it
-     * @throws IllegalStateException if the device is closed
-     */
+    /** {@code cuMemAlloc}; a {@link jcuda.CudaException} if CUDA cannot allocate it. */
     @Override
-    public CudaBuffer allocate(long bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
-        }
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("allocate a buffer");
-            bind();
-            CudaBuffer b = new CudaBuffer(this, driver.memAlloc(bytes), bytes);
-            buffers.add(b);
-            return b;
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+    protected CudaBuffer newBuffer(long bytes) {
+        bind();
+        return new CudaBuffer(this, driver.memAlloc(bytes), bytes);
     }
 
     /**
@@ -138,9 +95,7 @@ public final class CudaDevice extends AsynchronousDevice {
         if (bytes <= 0) {
             throw new IllegalArgumentException("host buffer size must be > 0 bytes, got " + bytes);
         }
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("allocate host memory");
+        return whileOpen("allocate host memory", () -> {
             bind();
             Pointer host = driver.memHostAlloc(bytes);
             ByteBuffer buffer = driver.hostBuffer(host, bytes);
@@ -148,9 +103,7 @@ public final class CudaDevice extends AsynchronousDevice {
             // The action must not reach the buffer, or it would never become unreachable.
             CLEANER.register(buffer, new FreeHost(this, host, bytes));
             return buffer;
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        });
     }
 
     /**
@@ -214,75 +167,30 @@ public final class CudaDevice extends AsynchronousDevice {
     }
 
     CompletionThread callbacks() {
-        return callbacks;
-    }
-
-    /** Whether {@link #close()} has been called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /** @throws IllegalStateException naming the device and what to do, if it is closed */
-    void checkOpen(String what) {
-        if (closed) {
-            throw new IllegalStateException("cannot " + what + ": " + closedMessage());
-        }
-    }
-
-    /** Why a stream or buffer of this device cannot be used any more, and what to do. */
-    String closedMessage() {
-        return "device " + context() + " (" + description() + ") was closed, which freed its streams and buffers "
-                + "(its provider closed it: the last engine using '" + context().deviceType() + "' closed, or the "
-                + "application closed the provider). Use objects of the device an open engine holds, keep an engine "
-                + "open while you use them, take the device with Devices.acquire and release it when done, or set -D"
-                + Devices.KEEP_OPEN_PROPERTY + "=true";
-    }
-
-    void streamClosed(CudaStream s) {
-        streams.remove(s);
-    }
-
-    void bufferClosed(CudaBuffer b) {
-        buffers.remove(b);
+        return completionThread();
     }
 
     /**
-     * Closes the device. In order: the streams still open are synchronised (which waits for their host
-     * functions too) and destroyed; the completion callbacks handed to the callback thread run; the
-     * buffers still allocated and the idle pooled events are freed; the primary context is released,
-     * unless page-locked host buffers of {@link #allocateHost} are still reachable: releasing it would free
-     * them under their users' feet, so the last of them to be freed releases it. Called by the provider
-     * that opened the device ({@link CudaDeviceProvider#close()}), not while an engine uses it.
-     * Idempotent; a failure is logged.
+     * No: the callback thread runs only the callers' callbacks (a host function hands them over and
+     * makes no CUDA call), so a callback still running after the wait holds no freeing back.
      */
     @Override
-    public void close() {
-        lifecycle.writeLock().lock();
+    protected boolean completionsTouchNative() {
+        return false;
+    }
+
+    /**
+     * Destroys the idle pooled events, then releases the primary context, unless page-locked host buffers
+     * of {@link #allocateHost} are still reachable: releasing it would free them under their users' feet,
+     * so the last of them to be freed releases it.
+     */
+    @Override
+    protected void releaseNative() {
         try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            lifecycle.writeLock().unlock();
-        }
-        try {
-            for (CudaStream s : List.copyOf(streams)) {
-                s.closeWithDevice();
-            }
-            callbacks.close();
-            if (!callbacks.awaitClosed(CALLBACK_WAIT)) {
-                LOG.warn("{}: completion callbacks still running {} s after closing", context(), CALLBACK_WAIT.toSeconds());
-            }
             bind();
-            for (CudaBuffer b : List.copyOf(buffers)) {
-                b.freeWithDevice();
-            }
             events.clear();
-        } catch (RuntimeException e) {
-            LOG.warn("{}: closing failed", context(), e);
         } finally {
-            callbacks.close();
+            nativeReleased = true;
             if (pinnedBytes.get() > 0) {
                 LOG.debug("{}: primary context kept until {} bytes of page-locked host memory are freed", context(),
                         pinnedBytes.get());
@@ -291,9 +199,12 @@ public final class CudaDevice extends AsynchronousDevice {
         }
     }
 
-    /** Releases the primary context once the device is closed and no page-locked host memory is left. */
+    /**
+     * Releases the primary context once the close has freed the streams and buffers and no page-locked
+     * host memory is left (whichever comes last: the close, or the cleaner freeing the last pinned buffer).
+     */
     private void releaseContextIfUnused() {
-        if (!closed || pinnedBytes.get() != 0 || !contextReleased.compareAndSet(false, true)) {
+        if (!nativeReleased || pinnedBytes.get() != 0 || !contextReleased.compareAndSet(false, true)) {
             return;
         }
         try {

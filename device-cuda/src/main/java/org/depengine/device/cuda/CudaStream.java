@@ -176,25 +176,11 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
     }
 
     /**
-     * Synchronizes (which waits for the host functions of {@link #onComplete} too), destroys the cuBLAS
-     * handle, recycles the events, destroys the stream. Idempotent; a later use is an
-     * {@link IllegalStateException}.
+     * Synchronizes (which waits for the host functions of {@link #onComplete} too), recycles the events,
+     * destroys the cuBLAS handle and the stream; run once by {@link #close()}, or by the device's close.
      */
     @Override
-    public void close() {
-        if (markClosed()) {
-            release();
-        }
-    }
-
-    /** Closes the stream because its device is closing: a later use says so. */
-    void closeWithDevice() {
-        if (markClosed(device().closedMessage())) {
-            release();
-        }
-    }
-
-    private void release() {
+    protected void release() {
         device().bind();
         try {
             driver.synchronizeStream(stream);
@@ -217,7 +203,6 @@ public final class CudaStream extends AsyncStream<CudaDevice, CudaEvent> {
         } catch (CudaException e) {
             LOG.warn("{}: cuStreamDestroy failed: {}", this, e.getMessage());
         }
-        device().streamClosed(this);
         LOG.debug("{}: closed", this);
     }
 

@@ -18,17 +18,9 @@ import org.slf4j.LoggerFactory;
  * with it, and a later {@link #mem()} (so any copy or kernel on it) is an {@link IllegalStateException}
  * naming the device and what to do; a later {@link #close()} does nothing. Thread-safe.
  */
-public final class OpenClBuffer extends HandleBuffer<cl_mem> {
-    private final OpenClDevice device;
-
+public final class OpenClBuffer extends HandleBuffer<OpenClDevice, cl_mem> {
     OpenClBuffer(OpenClDevice device, cl_mem mem, long size) {
-        super(mem, size);
-        this.device = device;
-    }
-
-    @Override
-    public OpenClDevice device() {
-        return device;
+        super(device, mem, size);
     }
 
     /**
@@ -41,11 +33,6 @@ public final class OpenClBuffer extends HandleBuffer<cl_mem> {
         return handle();
     }
 
-    /** Frees the buffer because its device is closing. */
-    void freeWithDevice() {
-        freeBecause(device.closedMessage());
-    }
-
     @Override
     protected void release(cl_mem mem) {
         try {
@@ -54,10 +41,5 @@ public final class OpenClBuffer extends HandleBuffer<cl_mem> {
             LoggerFactory.getLogger(OpenClBuffer.class).warn("{}: clReleaseMemObject failed: {}", this,
                     CL.stringFor_errorCode(e.getStatus()));
         }
-    }
-
-    @Override
-    protected void closed() {
-        device.bufferClosed(this);
     }
 }

@@ -11,25 +11,19 @@ import static org.jocl.CL.clGetProgramBuildInfo;
 import static org.jocl.CL.clReleaseProgram;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.depengine.api.Context;
-import org.depengine.api.device.AsynchronousDevice;
-import org.depengine.api.device.Devices;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.primitive.Primitive;
 import org.depengine.api.device.primitive.PrimitiveSet;
 import org.depengine.device.common.BoundedPool;
 import org.depengine.device.common.CompletionThread;
 import org.depengine.device.common.InFlight;
+import org.depengine.device.common.NativeDevice;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.Pointer;
@@ -53,19 +47,18 @@ import org.slf4j.LoggerFactory;
  * pooled). Thread-safe.
  *
  * <p>Lifetime: opened by {@link OpenClDeviceProvider#device(int)}, which owns it and closes it
- * ({@link #close()}); see {@link org.depengine.api.device.Devices} for when. Closing finishes and
- * releases the streams still open, waits for the completion callbacks in flight, frees the buffers
- * still allocated and then the context. A stream, buffer or kernel of a closed device fails with an
- * {@link IllegalStateException} naming the device, never touching freed native memory; the device
- * itself then makes no stream, buffer or kernel.
+ * ({@link #close()}); see {@link org.depengine.api.device.Devices} for when. Closing, in
+ * {@link NativeDevice}'s order, finishes and releases the streams still open, waits for the completion
+ * callbacks in flight (they come on driver threads after the work is done, and touch its events), frees
+ * the buffers still allocated, then the kernels, the programs and the context. A stream, buffer or
+ * kernel of a closed device fails with an {@link IllegalStateException} naming the device, never
+ * touching freed native memory; the device itself then makes no stream, buffer or kernel.
  */
-public final class OpenClDevice extends AsynchronousDevice {
+public final class OpenClDevice extends NativeDevice<OpenClStream, OpenClBuffer> {
     private static final Logger LOG = LoggerFactory.getLogger(OpenClDevice.class);
 
     /** Completion hooks kept for reuse; more than this in flight at once are made and dropped. */
     static final int HOOK_POOL_LIMIT = 256;
-    /** How long {@link #close()} waits for completion callbacks of finished work to come in. */
-    static final Duration CALLBACK_WAIT = Duration.ofSeconds(30);
 
     private final cl_platform_id platform;
     private final cl_device_id device;
@@ -80,27 +73,15 @@ public final class OpenClDevice extends AsynchronousDevice {
     private final AtomicLong eventsCreated = new AtomicLong();
     private final BoundedPool<OpenClStream.Hook> hooks = new BoundedPool<>(HOOK_POOL_LIMIT, OpenClStream.Hook::new,
             h -> { });
-    private final AtomicInteger streamCount = new AtomicInteger();
-    /** Runs completion callbacks, in the order the driver reports them. */
-    private final CompletionThread completions;
     private final PrimitiveSet primitives = new PrimitiveSet(new OpenClPrimitives(this));
-    /** Completion callbacks set and not yet through their native work; {@link #close()} waits for none. */
-    private final InFlight callbacks = new InFlight();
-    /** Streams and buffers not closed yet: {@link #close()} closes them. */
-    private final Set<OpenClStream> streams = ConcurrentHashMap.newKeySet();
-    private final Set<OpenClBuffer> buffers = ConcurrentHashMap.newKeySet();
-    /** Read-held while a stream, buffer or kernel is made; write-held while {@link #closed} is set. */
-    private final ReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    private volatile boolean closed;
 
     private record KernelKey(String source, String name) {
     }
 
     OpenClDevice(Context ctx, OpenClDeviceProvider.DeviceInfo info) {
-        super(ctx, info.platformName() + ": " + info.deviceName());
+        super(ctx, info.platformName() + ": " + info.deviceName(), "completion");
         this.platform = info.platform();
         this.device = info.device();
-        this.completions = new CompletionThread(ctx, "completion");
         cl_context_properties props = new cl_context_properties();
         props.addProperty(CL.CL_CONTEXT_PLATFORM, platform);
         // No context error callback: errors are reported by the calls themselves (exceptions are on).
@@ -112,43 +93,17 @@ public final class OpenClDevice extends AsynchronousDevice {
      * streams may overlap.
      */
     @Override
-    public OpenClStream createStream(StreamKind kind) {
-        Objects.requireNonNull(kind, "kind");
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("create a stream");
-            OpenClStream s = new OpenClStream(this, kind, streamCount.incrementAndGet());
-            streams.add(s);
-            LOG.debug("{}: created stream {}", context(), s);
-            return s;
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+    protected OpenClStream newStream(StreamKind kind, int number) {
+        return new OpenClStream(this, kind, number);
     }
 
     /**
-     * A read-write buffer of {@code bytes} bytes in device memory ({@code clCreateBuffer}); its
-     * contents are undefined until written.
-     *
-     * @throws IllegalArgumentException if {@code bytes} is not positive
-     * @throws CLException if the device cannot allocate it
-     * @throws IllegalStateException if the device is closed
+     * A read-write buffer in device memory ({@code clCreateBuffer}); a {@link CLException} if the device
+     * cannot allocate it.
      */
     @Override
-    public OpenClBuffer allocate(long bytes) {
-        if (bytes <= 0) {
-            throw new IllegalArgumentException("buffer size must be > 0 bytes, got " + bytes);
-        }
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("allocate a buffer");
-            OpenClBuffer b = new OpenClBuffer(this, clCreateBuffer(clContext, CL_MEM_READ_WRITE, bytes, null, null),
-                    bytes);
-            buffers.add(b);
-            return b;
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+    protected OpenClBuffer newBuffer(long bytes) {
+        return new OpenClBuffer(this, clCreateBuffer(clContext, CL_MEM_READ_WRITE, bytes, null, null), bytes);
     }
 
     /**
@@ -172,13 +127,8 @@ public final class OpenClDevice extends AsynchronousDevice {
     public OpenClKernel kernel(String source, String name) {
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(name, "name");
-        lifecycle.readLock().lock();
-        try {
-            checkOpen("build a kernel");
-            return kernels.computeIfAbsent(new KernelKey(source, name), this::buildKernel);
-        } finally {
-            lifecycle.readLock().unlock();
-        }
+        KernelKey key = new KernelKey(source, name);
+        return whileOpen("build a kernel", () -> kernels.computeIfAbsent(key, this::buildKernel));
     }
 
     private OpenClKernel buildKernel(KernelKey k) {
@@ -287,82 +237,16 @@ public final class OpenClDevice extends AsynchronousDevice {
     }
 
     CompletionThread completions() {
-        return completions;
-    }
-
-    /** Whether {@link #close()} has been called. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /**
-     * @throws IllegalStateException naming the device and what to do, if it is closed
-     */
-    void checkOpen(String what) {
-        if (closed) {
-            throw new IllegalStateException("cannot " + what + ": " + closedMessage());
-        }
-    }
-
-    /** Why a stream, buffer or kernel of this device cannot be used any more, and what to do. */
-    String closedMessage() {
-        return "device " + context() + " (" + description() + ") was closed, which freed its streams, buffers "
-                + "and kernels (its provider closed it: the last engine using '" + context().deviceType()
-                + "' closed, or the application closed the provider). Use objects of the device an open engine "
-                + "holds, keep an engine open while you use them, take the device with Devices.acquire and "
-                + "release it when done, or set -D" + Devices.KEEP_OPEN_PROPERTY + "=true";
-    }
-
-    void streamClosed(OpenClStream s) {
-        streams.remove(s);
-    }
-
-    void bufferClosed(OpenClBuffer b) {
-        buffers.remove(b);
+        return completionThread();
     }
 
     InFlight callbacks() {
-        return callbacks;
+        return nativeCallbacks();
     }
 
-    /**
-     * Closes the device. In order: the streams still open finish their work and are released; the
-     * completion callbacks of that work are waited for (they come on driver threads after the work is
-     * done, and touch its events); the completion thread ends; the buffers still allocated, the kernels,
-     * the programs and the OpenCL context are released. Called by the provider that opened the device
-     * ({@link OpenClDeviceProvider#close()}), not while an engine uses it. Idempotent; a failure to
-     * release one object is logged. If callbacks are still outstanding after {@link #CALLBACK_WAIT}
-     * (a driver that never reports them), the buffers and the context are left allocated rather than
-     * freed under a callback that may still come, and an error is logged.
-     */
+    /** Releases the kernels, the programs and the OpenCL context, each failure logged. */
     @Override
-    public void close() {
-        lifecycle.writeLock().lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            lifecycle.writeLock().unlock();
-        }
-        for (OpenClStream s : List.copyOf(streams)) {
-            s.closeWithDevice();
-        }
-        boolean drained = callbacks.awaitNone(CALLBACK_WAIT);
-        completions.close();
-        if (!completions.awaitClosed(CALLBACK_WAIT)) {
-            drained = false;
-        }
-        if (!drained) {
-            LOG.error("{}: {} completion callback(s) still outstanding {} s after closing; the device's buffers and "
-                    + "OpenCL context are left allocated rather than freed under them", context(), callbacks.count(),
-                    CALLBACK_WAIT.toSeconds());
-            return;
-        }
-        for (OpenClBuffer b : List.copyOf(buffers)) {
-            b.freeWithDevice();
-        }
+    protected void releaseNative() {
         kernels.values().forEach(OpenClKernel::release);
         kernels.clear();
         for (cl_program p : programs.values()) {
@@ -370,7 +254,6 @@ public final class OpenClDevice extends AsynchronousDevice {
         }
         programs.clear();
         releaseQuietly(() -> CL.clReleaseContext(clContext), "clReleaseContext");
-        LOG.debug("{}: closed", context());
     }
 
     private void releaseQuietly(Runnable release, String what) {

@@ -20,6 +20,7 @@ import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.device.common.AsyncStream;
 import org.depengine.device.common.HandleEvent;
 import org.depengine.device.common.InFlight;
+import org.depengine.device.common.NativeDevice;
 import org.jocl.CL;
 import org.jocl.CLException;
 import org.jocl.EventCallbackFunction;
@@ -210,35 +211,21 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
 
     /**
      * Finishes the queue's work, waits for the completion callbacks of that work to come in (the driver
-     * reports them after {@code clFinish} returns), then releases the stream's events and the queue.
-     * Idempotent. Callbacks set with {@link #onComplete} before the close still run. A later use of the
-     * stream is an {@link IllegalStateException}.
+     * reports them after {@code clFinish} returns), then releases the stream's events and the queue; run
+     * once by {@link #close()}, or by the device's close. Callbacks set with {@link #onComplete} before
+     * the close still run.
      */
     @Override
-    public void close() {
-        if (markClosed()) {
-            release();
-        }
-    }
-
-    /** Closes the stream because its device is closing: a later use says so. */
-    void closeWithDevice() {
-        if (markClosed(device().closedMessage())) {
-            release();
-        }
-    }
-
-    private void release() {
+    protected void release() {
         try {
             clFinish(queue);
         } catch (CLException e) {
             LOG.warn("{}: clFinish failed while closing: {}", this, CL.stringFor_errorCode(e.getStatus()));
         }
-        if (!callbacks.awaitNone(OpenClDevice.CALLBACK_WAIT)) {
+        if (!callbacks.awaitNone(NativeDevice.CALLBACK_WAIT)) {
             // Releasing the queue under a callback that may still come is what must not happen.
             LOG.error("{}: {} completion callback(s) still outstanding {} s after clFinish; the command queue is "
-                    + "left allocated", this, callbacks.count(), OpenClDevice.CALLBACK_WAIT.toSeconds());
-            device().streamClosed(this);
+                    + "left allocated", this, callbacks.count(), NativeDevice.CALLBACK_WAIT.toSeconds());
             return;
         }
         settleAll(HandleEvent::markDone);
@@ -247,7 +234,6 @@ public final class OpenClStream extends AsyncStream<OpenClDevice, OpenClEvent> {
         } catch (CLException e) {
             LOG.warn("{}: clReleaseCommandQueue failed: {}", this, CL.stringFor_errorCode(e.getStatus()));
         }
-        device().streamClosed(this);
         LOG.debug("{}: closed", this);
     }
 
