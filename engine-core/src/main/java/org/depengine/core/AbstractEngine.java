@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Bulk;
+import org.depengine.api.Capture;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -191,6 +192,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
         OpDef def = checks.define(fn, constVars, mutableVars, prop, opName);
+        if (recorded(def, ctx, priority, true)) {
+            return;
+        }
         if (!bulks.offer(def, ctx, priority)) { // held by this thread's open bulk, or every held op pushed first
             submit(def, ctx, priority, true);
         }
@@ -198,6 +202,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final Bulk bulk(int size) {
+        Captures.refuse("bulk(" + size + ")");
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
         }
@@ -224,7 +229,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        pushAlone(checks.deletion(deleteFn, var), ctx, 0, true);
+        OpDef def = checks.deletion(deleteFn, var);
+        Captures.refuse("deleteVariable(" + var.name() + ")");
+        pushAlone(def, ctx, 0, true);
     }
 
     /**
@@ -232,8 +239,67 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * arguments, which a merged op could not keep apart): the held bulk members go first.
      */
     private void pushAlone(OpDef def, Context ctx, int priority, boolean profiling) {
+        if (recorded(def, ctx, priority, profiling)) {
+            return;
+        }
         bulks.flushAll();
         submit(def, ctx, priority, profiling);
+    }
+
+    // ---- capture and replay (see Capture, Graph) ---------------------------------------------------
+
+    /**
+     * Records a validated op instead of pushing it, if the calling thread records a capture: true if
+     * it was recorded (the caller pushes nothing). One volatile read when no capture is open.
+     *
+     * @throws IllegalStateException if the thread records a capture of another engine, or this one is closed
+     */
+    private boolean recorded(OpDef def, Context ctx, int priority, boolean profiling) {
+        CaptureSession c = Captures.current();
+        if (c == null) {
+            return false;
+        }
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; op '"
+                    + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not recorded");
+        }
+        device(ctx); // the context is checked as a push checks it: an unknown device type is refused now
+        c.record(this, def, ctx, priority, profiling);
+        return true;
+    }
+
+    @Override
+    public final Capture capture() {
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; capture() was not opened");
+        }
+        if (bulks.ownsOpenBulk()) {
+            throw new IllegalStateException("this thread has a bulk open on engine '" + name
+                    + "'; close it before capture() (a capture records ops one by one)");
+        }
+        return CaptureSession.open(this);
+    }
+
+    /**
+     * Pushes every op of {@code g} again, in order, from the calling thread (see {@link org.depengine.api.Graph#replay()}).
+     */
+    final void replay(RecordedGraph g) {
+        Captures.refuse("replay() of " + g);
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; " + g + " was not replayed. "
+                    + "Replay before close(), or capture the graph again on a new engine");
+        }
+        OpBlock current = CurrentOp.get();
+        if (current != null && current.replayOf() == g) {
+            throw new IllegalStateException("replay() of " + g + " was called from inside its own op '" + current.name()
+                    + "': the replay would wait for the op that calls it. Replay it from outside its ops");
+        }
+        g.requireLive();
+        long n = g.nextReplay();
+        bulks.flushAll();
+        for (RecordedOp r : g.ops()) {
+            submit(r.def(), r.ctx(), r.priority(), r.profiling(), null, g, n);
+        }
     }
 
     /** The engine device of a context, opened on first use. */
@@ -248,6 +314,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** As above; {@code registered} runs right after the op is registered on its variables (a bulk's flush). */
     final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
+        return submit(def, ctx, priority, profiling, registered, null, 0);
+    }
+
+    /** As above; {@code replayOf}, if not null, is the graph whose replay number {@code replay} pushes the op. */
+    private OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered,
+                           RecordedGraph replayOf, long replay) {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         ListenerFanout l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
@@ -259,6 +331,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
             }
             op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(OP_ID), l, epoch,
                     device == null ? null : device.forOps());
+            if (replayOf != null) {
+                op.setReplay(replayOf, replay);
+            }
             prepare(op, device);
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
@@ -356,6 +431,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void waitForVar(VarHandle var) {
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("waitForVar(" + v.name() + ")");
         bulks.flushAll();
         waits.waitForVar(v, Long.MAX_VALUE, null);
     }
@@ -364,12 +440,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void waitForVar(VarHandle var, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("waitForVar(" + v.name() + ")");
         bulks.flushAll();
         waits.waitForVar(v, Waits.deadline(timeout), timeout);
     }
 
     @Override
     public final void waitForAll() {
+        Captures.refuse("waitForAll()");
         bulks.flushAll();
         waits.waitForAll(Long.MAX_VALUE, null);
     }
@@ -377,6 +455,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void waitForAll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        Captures.refuse("waitForAll()");
         bulks.flushAll();
         waits.waitForAll(Waits.deadline(timeout), timeout);
     }
@@ -384,12 +463,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final CompletableFuture<Void> whenReady(VarHandle var) {
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("whenReady(" + v.name() + ")");
         bulks.flushAll();
         return waits.whenReady(v);
     }
 
     @Override
     public final CompletableFuture<Void> whenAllDone() {
+        Captures.refuse("whenAllDone()");
         bulks.flushAll();
         return waits.whenAllDone();
     }
@@ -436,6 +517,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void close() {
+        Captures.refuse("close() of engine '" + name + "'");
         CurrentOp.refuseBlockingCall(this, "close()");
         bulks.shut(); // held bulk members are pushed before pushes are refused
         boolean first;
