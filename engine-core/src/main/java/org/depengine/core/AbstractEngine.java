@@ -51,7 +51,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Push validation lives in {@link PushChecks}; running one op in {@link OpExecution}; bulks in
  * {@code core.bulk}; the waits, failure reporting and the hang doctor
- * in {@link Waits}, over the unreported failures of {@link FailureLedger}.
+ * in {@link Waits}, over the unreported failures of {@link FailureLedger}; capture and replay in
+ * {@link CaptureSession} (recording, with {@link Captures}: which thread records) and
+ * {@link RecordedGraph} (a replay pushes the recorded definitions again, skipping validation).
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.

@@ -304,6 +304,7 @@ public abstract class ReplayConformance extends EngineTestBase {
         assertSame(boom, e.getCause(), "the replayed op's own throwable");
         assertTrue(e.getMessage().contains("source"), e.getMessage());
         assertDoesNotThrow(() -> engine.waitForVar(c, BOUND), "an op that does not depend on the failure runs");
+        assertDoesNotThrow(() -> engine.waitForVar(d, BOUND), "a NO_SKIP op runs despite the failure it reads");
         assertArrayEquals(new long[] {3, 2, 3, 3}, runs, "the dependent is skipped; NO_SKIP and the independent op run");
         assertEquals(3, b.version(), "a skipped write counts");
         g.replay(); // the failure was reported: the next replay runs everything
