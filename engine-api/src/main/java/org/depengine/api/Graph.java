@@ -16,6 +16,9 @@ public interface Graph {
      * overlap wherever their variables allow. Listeners see each op under its recorded name, with the
      * argument {@code "replay"} (a {@link Long}: 1 for the first replay of this graph) added to its own.
      *
+     * <p>The replay's ops are registered as one step: another thread's push is ordered before all of
+     * them or after all of them, never between two.
+     *
      * <p>The functions are called again at every replay: per-step data flows through what they read,
      * not through new closures. On an engine that runs ops on the pushing thread ({@code naive}) the
      * replay returns once its ops have run, as pushes do there.

@@ -26,6 +26,7 @@ import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
 import org.depengine.core.tracker.Registration;
+import org.depengine.core.tracker.ReplayLinks;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
@@ -53,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * {@code core.bulk}; the waits, failure reporting and the hang doctor
  * in {@link Waits}, over the unreported failures of {@link FailureLedger}; capture and replay in
  * {@link CaptureSession} (recording, with {@link Captures}: which thread records) and
- * {@link RecordedGraph} (a replay pushes the recorded definitions again, skipping validation).
+ * {@link RecordedGraph} (a replay registers the recorded ops as one step, through their variables' queues
+ * only at the graph's boundary accesses; {@link ReplayPlan}).
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.
@@ -288,8 +290,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     final void replay(RecordedGraph g) {
         Captures.refuse("replay() of " + g);
         if (closing) {
-            throw new IllegalStateException("engine '" + name + "' is closed; " + g + " was not replayed. "
-                    + "Replay before close(), or capture the graph again on a new engine");
+            throw closedFor(g);
         }
         OpBlock current = CurrentOp.get();
         if (current != null && current.replayOf() == g) {
@@ -299,8 +300,62 @@ public abstract class AbstractEngine implements Engine, OpHost {
         g.requireLive();
         long n = g.nextReplay();
         bulks.flushAll();
-        for (RecordedOp r : g.ops()) {
-            submit(r.def(), r.ctx(), r.priority(), r.profiling(), null, g, n);
+        RecordedOp[] rec = g.ops();
+        ReplayPlan plan = g.plan();
+        OpBlock[] ops = new OpBlock[rec.length];
+        ListenerFanout l = listener;
+        int made = 0;
+        try {
+            for (; made < rec.length; made++) {
+                ops[made] = replayed(rec[made], plan.links[made], ops, l, g, n);
+            }
+        } catch (Throwable t) {
+            // Nothing is registered yet: leaving the epochs undoes the ops made (see submit).
+            for (int i = 0; i < made; i++) {
+                ops[i].account().exit();
+            }
+            throw t;
+        }
+        if (l != null && l.wantsPushed) {
+            for (OpBlock op : ops) {
+                l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
+            }
+        }
+        Var refused = registration.registerReplay(ops, plan.lockOrder);
+        // Guards drop in order, each op's afterPush before the next (the naive engine runs them one by one).
+        for (OpBlock op : ops) {
+            if (op.dropGuard()) {
+                dispatch(op, true);
+            }
+            afterPush(op);
+        }
+        if (refused != null) {
+            throw ops[0].cancellation();
+        }
+    }
+
+    private IllegalStateException closedFor(RecordedGraph g) {
+        return new IllegalStateException("engine '" + name + "' is closed; " + g + " was not replayed. "
+                + "Replay before close(), or capture the graph again on a new engine");
+    }
+
+    /** One op of replay {@code n} of {@code g}, made and routed as {@link #submit} does, not yet registered. */
+    private OpBlock replayed(RecordedOp r, ReplayLinks links, OpBlock[] peers, ListenerFanout l, RecordedGraph g, long n) {
+        EngineDevice device = device(r.ctx());
+        PendingOps.Epoch epoch = pending.enter();
+        try {
+            if (closing) {
+                throw closedFor(g);
+            }
+            OpBlock op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), opIds.incrementAndGet(OP_ID),
+                    l, epoch, device.forOps());
+            op.setReplay(g, n);
+            op.linkReplay(links, peers);
+            prepare(op, device);
+            return op;
+        } catch (Throwable t) {
+            epoch.exit();
+            throw t;
         }
     }
 
@@ -316,12 +371,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** As above; {@code registered} runs right after the op is registered on its variables (a bulk's flush). */
     final OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
-        return submit(def, ctx, priority, profiling, registered, null, 0);
-    }
-
-    /** As above; {@code replayOf}, if not null, is the graph whose replay number {@code replay} pushes the op. */
-    private OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered,
-                           RecordedGraph replayOf, long replay) {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         ListenerFanout l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
@@ -333,9 +382,6 @@ public abstract class AbstractEngine implements Engine, OpHost {
             }
             op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(OP_ID), l, epoch,
                     device == null ? null : device.forOps());
-            if (replayOf != null) {
-                op.setReplay(replayOf, replay);
-            }
             prepare(op, device);
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving

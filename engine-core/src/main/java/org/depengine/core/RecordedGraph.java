@@ -18,6 +18,7 @@ final class RecordedGraph implements Graph {
     private final Var[] vars;
     private final OpDef[] firstUser;
     private final AtomicLong replays = new AtomicLong();
+    private final ReplayPlan plan;
 
     RecordedGraph(AbstractEngine engine, RecordedOp[] ops) {
         this.engine = engine;
@@ -36,6 +37,12 @@ final class RecordedGraph implements Graph {
         for (int i = 0; i < vars.length; i++) {
             firstUser[i] = seen.get(vars[i]);
         }
+        this.plan = new ReplayPlan(ops);
+    }
+
+    /** What capture computed for the replays: each op's registered accesses and edges. */
+    ReplayPlan plan() {
+        return plan;
     }
 
     @Override
