@@ -436,6 +436,43 @@ public abstract class ReplayConformance extends EngineTestBase {
     }
 
     @Test
+    void aReplayRacingTheDeletionOfItsVariableRunsWhollyOrNotAtAll() throws InterruptedException {
+        VarHandle kept = engine.newVariable("kept");
+        VarHandle gone = engine.newVariable("gone");
+        long[] runs = {0};
+        Graph g;
+        try (Capture c = engine.capture()) {
+            engine.op("first").writes(kept).run(ctx -> runs[0]++);
+            engine.op("uses gone").reads(kept).writes(gone).run(ctx -> runs[0]++);
+            engine.op("last").reads(gone).writes(kept).run(ctx -> runs[0]++);
+            g = c.graph();
+        }
+        Thread deleter = new Thread(() -> {
+            while (g.replays() < 5) {
+                Thread.onSpinWait();
+            }
+            engine.deleteVariable(ctx -> { }, Context.cpu(), gone);
+        }, "replay-test-deleter");
+        deleter.start();
+        long ran = 0;
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (true) {
+            assertTrue(System.nanoTime() < deadline, "the deletion never refused a replay");
+            try {
+                g.replay();
+                ran++;
+            } catch (IllegalStateException refused) {
+                assertTrue(refused.getMessage().contains("gone"), refused.getMessage());
+                break;
+            }
+        }
+        joinBounded(deleter);
+        engine.waitForAll(BOUND);
+        assertEquals(3 * ran, runs[0], "each replay ran all its ops, or none");
+        assertEquals(2 * ran, kept.version(), "each replay counted all its writes, or none");
+    }
+
+    @Test
     void aGraphIsRefusedOnAClosedEngine() {
         VarHandle v = engine.newVariable("v");
         Graph g;
