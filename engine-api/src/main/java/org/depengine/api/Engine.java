@@ -418,6 +418,36 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * Starts recording the calling thread's pushes to this engine: until the capture is closed (or its
+     * {@link Capture#graph()} taken), each op this thread pushes here is validated as a push is (bad
+     * arguments throw there, and nothing is kept) and recorded, but not run and not registered: nothing
+     * waits for it, and no variable's {@link VarHandle#version()} moves. The recording becomes a
+     * {@link Graph} whose {@link Graph#replay()} pushes the same ops again with one call, as many times
+     * as wanted (CUDA stream capture and graph launch, for the engine's ops).
+     *
+     * <p><b>What is recorded:</b> every push of this thread to this engine ({@link #pushSync},
+     * {@link #pushAsync}, {@link #push(OprHandle, Context, int, boolean)}, {@link OpBuilder}), with its
+     * function (kept, and called again at each replay), context, variables, property, priority, name
+     * and arguments. Other threads' pushes are not recorded and run as usual.
+     *
+     * <p><b>What is refused</b> while this thread records, each with an {@link IllegalStateException}
+     * naming the capture, and without ending it: a wait ({@link #waitForVar}, {@link #waitForAll},
+     * {@link #whenReady}, {@link #whenAllDone}), {@link #close()}, {@link #bulk(int)},
+     * {@link #deleteVariable}, a second {@code capture()} on any engine (captures do not nest), and a push
+     * to another engine (a graph replays on one engine). A wait would wait for ops that never run, and a
+     * deletion would make every replay after the first fail.
+     *
+     * @return the open capture; end it on this thread ({@code try (Capture c = engine.capture()) {...}})
+     * @throws IllegalStateException if the engine is closed, this thread already records a capture, or
+     *     it has a {@link #bulk(int)} open on this engine (close it first)
+     * @throws UnsupportedOperationException if the engine implementation does not offer it (every
+     *     engine of this project does)
+     */
+    default Capture capture() {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no capture and replay");
+    }
+
+    /**
      * Tells the engine the process is shutting down: ops not yet started are skipped (completed without
      * running, without a failure), except ops with the property {@link FnProperty#DELETE_VAR}: variable
      * deletions and user ops pushed with that property still run.

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.Bulk;
+import org.depengine.api.Capture;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -25,6 +26,7 @@ import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
 import org.depengine.core.tracker.Registration;
+import org.depengine.core.tracker.ReplayLinks;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.slf4j.Logger;
@@ -50,7 +52,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Push validation lives in {@link PushChecks}; running one op in {@link OpExecution}; bulks in
  * {@code core.bulk}; the waits, failure reporting and the hang doctor
- * in {@link Waits}, over the unreported failures of {@link FailureLedger}.
+ * in {@link Waits}, over the unreported failures of {@link FailureLedger}; capture and replay in
+ * {@link CaptureSession} (recording, with {@link Captures}: which thread records) and
+ * {@link RecordedGraph} (a replay registers the recorded ops as one step, through their variables' queues
+ * only at the graph's boundary accesses; {@link ReplayPlan}).
  */
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.
@@ -191,6 +196,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(ctx, "ctx");
         OpDef def = checks.define(fn, constVars, mutableVars, prop, opName);
+        if (recorded(def, ctx, priority, true)) {
+            return;
+        }
         if (!bulks.offer(def, ctx, priority)) { // held by this thread's open bulk, or every held op pushed first
             submit(def, ctx, priority, true);
         }
@@ -198,6 +206,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final Bulk bulk(int size) {
+        Captures.refuse("bulk(" + size + ")");
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
         }
@@ -224,7 +233,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void deleteVariable(SyncFn deleteFn, Context ctx, VarHandle var) {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
-        pushAlone(checks.deletion(deleteFn, var), ctx, 0, true);
+        OpDef def = checks.deletion(deleteFn, var);
+        Captures.refuse("deleteVariable(" + var.name() + ")");
+        pushAlone(def, ctx, 0, true);
     }
 
     /**
@@ -232,8 +243,120 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * arguments, which a merged op could not keep apart): the held bulk members go first.
      */
     private void pushAlone(OpDef def, Context ctx, int priority, boolean profiling) {
+        if (recorded(def, ctx, priority, profiling)) {
+            return;
+        }
         bulks.flushAll();
         submit(def, ctx, priority, profiling);
+    }
+
+    // ---- capture and replay (see Capture, Graph) ---------------------------------------------------
+
+    /**
+     * Records a validated op instead of pushing it, if the calling thread records a capture: true if
+     * it was recorded (the caller pushes nothing). One volatile read when no capture is open.
+     *
+     * @throws IllegalStateException if the thread records a capture of another engine, or this one is closed
+     */
+    private boolean recorded(OpDef def, Context ctx, int priority, boolean profiling) {
+        CaptureSession c = Captures.current();
+        if (c == null) {
+            return false;
+        }
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; op '"
+                    + (def.givenName() == null ? "<unnamed>" : def.givenName()) + "' was not recorded");
+        }
+        device(ctx); // the context is checked as a push checks it: an unknown device type is refused now
+        c.record(this, def, ctx, priority, profiling);
+        return true;
+    }
+
+    @Override
+    public final Capture capture() {
+        if (closing) {
+            throw new IllegalStateException("engine '" + name + "' is closed; capture() was not opened");
+        }
+        if (bulks.ownsOpenBulk()) {
+            throw new IllegalStateException("this thread has a bulk open on engine '" + name
+                    + "'; close it before capture() (a capture records ops one by one)");
+        }
+        return CaptureSession.open(this);
+    }
+
+    /**
+     * Pushes every op of {@code g} again, in order, from the calling thread (see {@link org.depengine.api.Graph#replay()}).
+     */
+    final void replay(RecordedGraph g) {
+        Captures.refuse("replay() of " + g);
+        if (closing) {
+            throw closedFor(g);
+        }
+        OpBlock current = CurrentOp.get();
+        if (current != null && current.replayOf() == g) {
+            throw new IllegalStateException("replay() of " + g + " was called from inside its own op '" + current.name()
+                    + "': the replay would wait for the op that calls it. Replay it from outside its ops");
+        }
+        g.requireLive();
+        long n = g.nextReplay();
+        bulks.flushAll();
+        RecordedOp[] rec = g.ops();
+        ReplayPlan plan = g.plan();
+        OpBlock[] ops = new OpBlock[rec.length];
+        ListenerFanout l = listener;
+        int made = 0;
+        try {
+            for (; made < rec.length; made++) {
+                ops[made] = replayed(rec[made], plan.links[made], ops, l, g, n);
+            }
+        } catch (Throwable t) {
+            // Nothing is registered yet: leaving the epochs undoes the ops made (see submit).
+            for (int i = 0; i < made; i++) {
+                ops[i].account().exit();
+            }
+            throw t;
+        }
+        if (l != null && l.wantsPushed) {
+            for (OpBlock op : ops) {
+                l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
+            }
+        }
+        Var refused = registration.registerReplay(ops, plan.lockOrder);
+        // Guards drop in order, each op's afterPush before the next (the naive engine runs them one by one).
+        for (OpBlock op : ops) {
+            if (op.dropGuard()) {
+                dispatch(op, true);
+            }
+            afterPush(op);
+        }
+        if (refused != null) {
+            throw ops[0].cancellation();
+        }
+    }
+
+    private IllegalStateException closedFor(RecordedGraph g) {
+        return new IllegalStateException("engine '" + name + "' is closed; " + g + " was not replayed. "
+                + "Replay before close(), or capture the graph again on a new engine");
+    }
+
+    /** One op of replay {@code n} of {@code g}, made and routed as {@link #submit} does, not yet registered. */
+    private OpBlock replayed(RecordedOp r, ReplayLinks links, OpBlock[] peers, ListenerFanout l, RecordedGraph g, long n) {
+        EngineDevice device = device(r.ctx());
+        PendingOps.Epoch epoch = pending.enter();
+        try {
+            if (closing) {
+                throw closedFor(g);
+            }
+            OpBlock op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), opIds.incrementAndGet(OP_ID),
+                    l, epoch, device.forOps());
+            op.setReplay(g, n);
+            op.linkReplay(links, peers);
+            prepare(op, device);
+            return op;
+        } catch (Throwable t) {
+            epoch.exit();
+            throw t;
+        }
     }
 
     /** The engine device of a context, opened on first use. */
@@ -356,6 +479,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void waitForVar(VarHandle var) {
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("waitForVar(" + v.name() + ")");
         bulks.flushAll();
         waits.waitForVar(v, Long.MAX_VALUE, null);
     }
@@ -364,12 +488,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void waitForVar(VarHandle var, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("waitForVar(" + v.name() + ")");
         bulks.flushAll();
         waits.waitForVar(v, Waits.deadline(timeout), timeout);
     }
 
     @Override
     public final void waitForAll() {
+        Captures.refuse("waitForAll()");
         bulks.flushAll();
         waits.waitForAll(Long.MAX_VALUE, null);
     }
@@ -377,6 +503,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void waitForAll(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        Captures.refuse("waitForAll()");
         bulks.flushAll();
         waits.waitForAll(Waits.deadline(timeout), timeout);
     }
@@ -384,12 +511,14 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final CompletableFuture<Void> whenReady(VarHandle var) {
         Var v = checks.ownVar(var, "var");
+        Captures.refuse("whenReady(" + v.name() + ")");
         bulks.flushAll();
         return waits.whenReady(v);
     }
 
     @Override
     public final CompletableFuture<Void> whenAllDone() {
+        Captures.refuse("whenAllDone()");
         bulks.flushAll();
         return waits.whenAllDone();
     }
@@ -436,6 +565,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void close() {
+        Captures.refuse("close() of engine '" + name + "'");
         CurrentOp.refuseBlockingCall(this, "close()");
         bulks.shut(); // held bulk members are pushed before pushes are refused
         boolean first;

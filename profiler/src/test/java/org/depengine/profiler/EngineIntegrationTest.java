@@ -114,6 +114,38 @@ class EngineIntegrationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"naive", "pooled"})
+    void eachReplayedOpIsRecordedUnderItsOwnNameWithItsReplayNumber(String engine) throws Exception {
+        try (Engine e = Engine.create(engine)) {
+            Profiler p = Profiler.builder().jfr(false).build().start(e);
+            VarHandle data = e.newVariable("data");
+            org.depengine.api.Graph step;
+            try (org.depengine.api.Capture c = e.capture()) {
+                e.op("forward").arg("layer", 1).writes(data).run(ctx -> spin(1_000));
+                e.op("backward").reads(data).run(ctx -> spin(1_000));
+                step = c.graph();
+            }
+            for (int i = 0; i < 3; i++) {
+                step.replay();
+            }
+            e.waitForAll();
+            p.stop();
+            java.io.StringWriter sw = new java.io.StringWriter();
+            p.writeTrace(sw);
+            List<String> seen = new ArrayList<>();
+            for (Map<String, Object> ev : new TraceView(sw.toString()).hostOps()) {
+                Map<String, Object> args = obj(ev.get("args"));
+                seen.add(ev.get("name") + " " + ((Double) args.get("replay")).longValue()
+                        + (args.containsKey("layer") ? " layer" : ""));
+            }
+            seen.sort(null);
+            assertEquals(List.of("backward 1", "backward 2", "backward 3", "forward 1 layer", "forward 2 layer",
+                    "forward 3 layer"), seen);
+            assertEquals(3, p.stats().row("forward").orElseThrow().count(), "statistics group replayed ops by name");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"naive", "pooled"})
     void opArgumentsReachTheTraceAndClosingTheEngineWritesTheFinalFiles(String engine) throws Exception {
         Path file = dir.resolve(engine + "-closed.json");
         Path html = dir.resolve(engine + "-closed.html");

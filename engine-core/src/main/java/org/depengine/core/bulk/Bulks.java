@@ -75,6 +75,11 @@ public final class Bulks {
         return b;
     }
 
+    /** Whether the calling thread has a bulk open on this engine. */
+    public boolean ownsOpenBulk() {
+        return !open.isEmpty() && mine.get() != null;
+    }
+
     /** The bulk was closed by its owner. */
     void closed(BulkBuffer b) {
         mine.remove();

@@ -48,6 +48,11 @@ import org.depengine.api.listen.OpListener;
  *   <li>{@link #isCancelled()} is set before the push guard drops and never cleared.</li>
  * </ul>
  *
+ * <p><b>Replayed ops</b> ({@link #linkReplay}): an op of a graph's replay registers only its accesses
+ * that the graph's {@link ReplayLinks} do not skip, and its wait counter also counts its predecessors
+ * in the same replay, each of which lets it go ({@code release}) at its completion, after its variables
+ * (never at launch), once its skipped writes are counted and carry its failure.
+ *
  * <p><b>Release at launch</b> (device ops of engines that opt in): an op released at launch
  * ({@link #releaseAtLaunch}) releases its variables before its device work is done and stays a
  * <em>fence</em> until its completion; the ops released behind it carry it to the dispatcher, which
@@ -157,6 +162,9 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     private volatile Thread waiter; // a thread parked in awaitFinished
 
     private int registered;        // how many of reads+writes were registered (all, unless cancelled)
+    private int waitsAtPush;       // the wait counter's start: registrations, edges of a replay, the guard
+    private ReplayLinks links;     // a replayed op's accesses and edges, else null (set before registration)
+    private OpBlock[] peers;       // the ops of the same replay, indexed as in the graph
     private int grantedAtPush;     // pusher only: registrations that let the op go during the push
     private RuntimeException cancelled; // set when a registration was refused, with CANCELLED
     private Stream stream;
@@ -176,7 +184,40 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
                    OpAccount account, OpDevice device) {
         super(def, ctx, priority, profiling, id, listener, account, device);
         this.host = host;
-        WAIT.setRelease(this, def.reads().length + def.writes().length + 1);
+        this.waitsAtPush = def.reads().length + def.writes().length + 1;
+        WAIT.setRelease(this, waitsAtPush);
+    }
+
+    /**
+     * Makes this op the op of a replay that {@code links} describe, among {@code peers} (all the ops of
+     * that replay, by their index in the graph): it registers only its accesses that are not skipped,
+     * and also waits for its predecessors in the replay to complete. Pusher thread, before registration.
+     */
+    public void linkReplay(ReplayLinks l, OpBlock[] replayOps) {
+        links = l;
+        peers = replayOps;
+        waitsAtPush = l.registered + l.preds + 1;
+        WAIT.setRelease(this, waitsAtPush);
+    }
+
+    /** The replay's links of this op, or null for an op pushed on its own. */
+    ReplayLinks links() {
+        return links;
+    }
+
+    /** A replay's registration appended this op's accesses (not the skipped ones). Pusher thread. */
+    void registeredReplay() {
+        registered = links.registered;
+    }
+
+    /**
+     * A replay's registration was refused (a variable of the graph was deleted concurrently): nothing
+     * of the replay was registered, and this op will be skipped once its predecessors in the replay are.
+     */
+    void cancelReplay(RuntimeException refused) {
+        cancelled = refused;
+        transition(1 << PENDING, PENDING, CANCELLED);
+        grantedAtPush = links.registered; // no variable will release it; its predecessors still will
     }
 
     // ---- registration (pusher thread) -------------------------------------------------------------
@@ -207,7 +248,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      */
     public boolean dropGuard() {
         int drop = grantedAtPush + 1;
-        if (drop == def.varCount() + 1) {
+        if (drop == waitsAtPush) {
             // Every variable let it go (or none took it): no variable holds it, so no other thread can
             // touch the counter, and a plain store does.
             WAIT.setRelease(this, 0);
@@ -461,6 +502,9 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         } else {
             releaseVariables(false);
         }
+        if (links != null) {
+            finishReplayed();
+        }
         OpAccount a = account();
         if (a != null) {
             a.exit();
@@ -534,10 +578,38 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     }
 
     /**
+     * The replay's part of a replayed op's completion: its writes that skipped their variables' queues
+     * count in {@link Var#version()} and carry its failure (as a registered write's completion does),
+     * then the ops of the replay that wait for it are let go. The variable needs no lock: the graph's
+     * last write of it, registered, holds it, and the replay's edges order every access in between.
+     */
+    private void finishReplayed() {
+        if (!isCancelled()) {
+            Var[] writes = def.writes();
+            int r = def.reads().length;
+            for (int i = 0; i < writes.length; i++) {
+                if (links.skipped[r + i]) {
+                    writes[i].countWrites(1);
+                    if (failure != null) {
+                        writes[i].carryFailure(failure);
+                    }
+                }
+            }
+        }
+        for (int s : links.successors) {
+            peers[s].release(this);
+        }
+    }
+
+    /**
      * Releases the op's registrations (none for a cancelled op), at completion or at launch; successors
      * may be dispatched on this thread.
      */
     private void releaseVariables(boolean atLaunch) {
+        if (links != null) {
+            releaseReplayedVariables(atLaunch);
+            return;
+        }
         Var[] reads = def.reads();
         Var[] writes = def.writes();
         int n = registered;
@@ -546,6 +618,26 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         }
         for (int i = 0; i < writes.length && n > 0; i++, n--) {
             writes[i].completeWrite(this, failure, atLaunch);
+        }
+    }
+
+    /** As {@link #releaseVariables}, for a replayed op: only its registered accesses. */
+    private void releaseReplayedVariables(boolean atLaunch) {
+        if (registered == 0) {
+            return; // cancelled
+        }
+        Var[] reads = def.reads();
+        Var[] writes = def.writes();
+        boolean[] skipped = links.skipped;
+        for (int i = 0; i < reads.length; i++) {
+            if (!skipped[i]) {
+                reads[i].completeRead(this, atLaunch);
+            }
+        }
+        for (int i = 0; i < writes.length; i++) {
+            if (!skipped[reads.length + i]) {
+                writes[i].completeWrite(this, failure, atLaunch);
+            }
         }
     }
 

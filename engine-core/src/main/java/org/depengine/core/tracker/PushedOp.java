@@ -1,5 +1,7 @@
 package org.depengine.core.tracker;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.depengine.api.Context;
@@ -27,6 +29,8 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     private final OpAccount account;
     private final OpDevice device;
     private OpRoute route; // set once before registration, see setRoute
+    private Object replayOf; // the graph whose replay pushed this op, or null; set once before registration
+    private long replay;     // that replay's number, from 1
     private boolean nodeUsed; // pusher only: whether the op is already its own queue node (QueueNode)
 
     PushedOp(OpDef def, Context ctx, int priority, boolean profiling, long id, OpListener listener,
@@ -95,6 +99,20 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
         route = r;
     }
 
+    /**
+     * Marks the op as pushed by replay number {@code n} (from 1) of {@code graph}. Once, on the pusher
+     * thread, before registration (published as the route is).
+     */
+    public void setReplay(Object graph, long n) {
+        replayOf = graph;
+        replay = n;
+    }
+
+    /** The graph whose replay pushed this op, or null for an op pushed on its own. */
+    public Object replayOf() {
+        return replayOf;
+    }
+
     /** The route the engine set before registration, or null if it set none. */
     public OpRoute route() {
         return route;
@@ -146,9 +164,15 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
         return profiling;
     }
 
+    /** The op's own arguments, and for a replayed op the replay's number as {@code "replay"} (a map made per call). */
     @Override
     public Map<String, Object> args() {
-        return def.args();
+        if (replayOf == null) {
+            return def.args();
+        }
+        Map<String, Object> withReplay = new LinkedHashMap<>(def.args());
+        withReplay.put("replay", replay);
+        return Collections.unmodifiableMap(withReplay);
     }
 
     @Override

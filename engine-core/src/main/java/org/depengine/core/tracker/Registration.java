@@ -87,6 +87,69 @@ public final class Registration {
         }
     }
 
+    /**
+     * Registers the ops of one replay ({@link OpBlock#linkReplay}), in order, as one step with respect to
+     * every other push: with the other multi-variable pushes registering together, it locks every
+     * variable of the graph ({@code lockOrder}: each once, in ascending {@link Var#lockOrder()}), checks
+     * them for deletion, appends each op's registered accesses, then unlocks. One step matters here: a
+     * push appended between the graph's first and last access of a variable would run beside the
+     * accesses in between, which are not on the queue. If a variable was deleted nothing is registered
+     * and every op is cancelled ({@link OpBlock#cancelReplay}).
+     *
+     * @return null, or the deleted variable that refused the replay
+     */
+    public Var registerReplay(OpBlock[] ops, Var[] lockOrder) {
+        joinTogether();
+        try {
+            for (Var v : lockOrder) {
+                v.lock();
+            }
+            try {
+                for (Var v : lockOrder) {
+                    if (v.isDeleted()) {
+                        IllegalStateException refused = new IllegalStateException(v + " was deleted concurrently with "
+                                + "a replay that uses it; nothing of the replay was pushed");
+                        for (OpBlock op : ops) {
+                            op.cancelReplay(refused);
+                        }
+                        return v;
+                    }
+                }
+                for (OpBlock op : ops) {
+                    appendReplayed(op);
+                }
+            } finally {
+                for (Var v : lockOrder) {
+                    v.unlock();
+                }
+            }
+        } finally {
+            WORD.getAndAdd(word, AT, -1);
+        }
+        return null;
+    }
+
+    /** Under the locks of all its variables: appends a replayed op's registered accesses. */
+    private static void appendReplayed(OpBlock op) {
+        OpDef def = op.def();
+        ReplayLinks links = op.links();
+        Var[] reads = def.reads();
+        Var[] writes = def.writes();
+        int granted = 0;
+        for (int i = 0; i < reads.length; i++) {
+            if (!links.skipped(i)) {
+                granted += reads[i].readLocked(op);
+            }
+        }
+        for (int i = 0; i < writes.length; i++) {
+            if (!links.skipped(reads.length + i)) {
+                granted += writes[i].writeLocked(op, false);
+            }
+        }
+        op.registeredReplay();
+        op.granted(granted);
+    }
+
     /** Counts the calling push among those registering together, once no push registers alone. */
     private void joinTogether() {
         int spins = 0;

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import org.depengine.api.Context;
 import org.depengine.testkit.EngineSetup;
+import org.depengine.testkit.ReplayConformance;
+import org.junit.jupiter.api.Nested;
 import org.depengine.testkit.ThreadedEngineConformance;
 
 /**
@@ -20,4 +22,7 @@ class PerDeviceConformanceTest extends ThreadedEngineConformance {
     public EngineSetup setup() {
         return SETUP;
     }
+
+    @Nested
+    class Replay extends ReplayConformance { }
 }

@@ -2,6 +2,8 @@ package org.depengine.engine.pooled;
 
 import java.util.Map;
 import org.depengine.testkit.EngineSetup;
+import org.depengine.testkit.ReplayConformance;
+import org.junit.jupiter.api.Nested;
 import org.depengine.testkit.ThreadedEngineConformance;
 
 /** Every testkit suite on the pooled engine with two workers, so independent ops overlap even on a small machine. */
@@ -14,4 +16,7 @@ class PooledConformanceTest extends ThreadedEngineConformance {
     public EngineSetup setup() {
         return SETUP;
     }
+
+    @Nested
+    class Replay extends ReplayConformance { }
 }

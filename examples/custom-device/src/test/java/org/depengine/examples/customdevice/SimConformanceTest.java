@@ -6,12 +6,14 @@ import org.depengine.testkit.EngineSetup;
 import org.depengine.testkit.EngineUnderTest;
 import org.depengine.testkit.FailureConformance;
 import org.depengine.testkit.OrderingConformance;
+import org.depengine.testkit.ReplayConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
  * The engines' shared ordering suite with ops spread over the plugin's devices and the CPU: every op
  * on {@code sim:N} is done only when its lane's completion marker has run on the lane's thread, so
- * this checks that asynchronous completion through a third-party device keeps the serial result; and
+ * this checks that asynchronous completion through a third-party device keeps the serial result, for
+ * ops pushed one by one and for replayed graphs (the replay suite); and
  * the failure suite with its ops on {@code sim:0}, the first context, as {@code device-cuda}'s
  * {@code CudaConformanceTest} runs it on {@code cuda:0}.
  */
@@ -28,6 +30,9 @@ class SimConformanceTest {
 
         @Nested
         class Failure extends FailureConformance { }
+
+        @Nested
+        class Replay extends ReplayConformance { }
     }
 
     @Nested
@@ -42,5 +47,8 @@ class SimConformanceTest {
 
         @Nested
         class Failure extends FailureConformance { }
+
+        @Nested
+        class Replay extends ReplayConformance { }
     }
 }

@@ -1,0 +1,100 @@
+package org.depengine.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.ReplayLinks;
+import org.depengine.core.tracker.Var;
+
+/**
+ * What a graph computes once, at capture, so that its replays register less: per op, which accesses go
+ * through their variables' queues and which edges order the others ({@link ReplayLinks}; the rule is
+ * there and in {@code docs/design.md}), and every variable of the graph in lock order.
+ */
+final class ReplayPlan {
+    /** One access of the graph to a variable: op index, access index in the op (reads, then writes). */
+    private record Access(int op, int index, boolean write) {
+    }
+
+    final ReplayLinks[] links;
+    final Var[] lockOrder;
+
+    ReplayPlan(RecordedOp[] ops) {
+        Map<Var, List<Access>> byVar = new IdentityHashMap<>();
+        boolean[][] skipped = new boolean[ops.length][];
+        for (int i = 0; i < ops.length; i++) {
+            OpDef d = ops[i].def();
+            skipped[i] = new boolean[d.varCount()];
+            for (int k = 0; k < d.reads().length; k++) {
+                byVar.computeIfAbsent(d.reads()[k], v -> new ArrayList<>()).add(new Access(i, k, false));
+            }
+            for (int k = 0; k < d.writes().length; k++) {
+                byVar.computeIfAbsent(d.writes()[k], v -> new ArrayList<>()).add(new Access(i, d.reads().length + k, true));
+            }
+        }
+        List<Set<Integer>> succ = new ArrayList<>(ops.length);
+        for (int i = 0; i < ops.length; i++) {
+            succ.add(new LinkedHashSet<>());
+        }
+        for (List<Access> acc : byVar.values()) {
+            link(acc, skipped, succ);
+        }
+        int[] preds = new int[ops.length];
+        for (Set<Integer> s : succ) {
+            for (int j : s) {
+                preds[j]++;
+            }
+        }
+        links = new ReplayLinks[ops.length];
+        for (int i = 0; i < ops.length; i++) {
+            links[i] = new ReplayLinks(skipped[i], preds[i], succ.get(i).stream().mapToInt(Integer::intValue).toArray());
+        }
+        lockOrder = byVar.keySet().toArray(new Var[0]);
+        Arrays.sort(lockOrder, Comparator.comparingLong(Var::lockOrder));
+    }
+
+    /**
+     * One variable's accesses, in graph order: marks the ones between its first and last write as
+     * skipped, and adds the edges from each access to its conflicting predecessors (a read: the last
+     * write before it; a write: that write and the reads since) wherever either end is skipped (the
+     * variable's queue orders the registered pairs itself).
+     */
+    private static void link(List<Access> acc, boolean[][] skipped, List<Set<Integer>> succ) {
+        int first = -1;
+        int last = -1;
+        for (int p = 0; p < acc.size(); p++) {
+            if (acc.get(p).write()) {
+                if (first < 0) {
+                    first = p;
+                }
+                last = p;
+            }
+        }
+        for (int p = first + 1; p < last; p++) {
+            Access a = acc.get(p);
+            skipped[a.op()][a.index()] = true;
+        }
+        int lastWrite = -1;
+        for (int p = 0; p < acc.size(); p++) {
+            Access a = acc.get(p);
+            boolean aSkipped = p > first && p < last;
+            if (a.write()) {
+                // Its predecessors: the last write, and the reads since (every access after lastWrite is a read).
+                for (int q = Math.max(lastWrite, 0); q < p; q++) {
+                    if (aSkipped || (q > first && q < last)) {
+                        succ.get(acc.get(q).op()).add(a.op());
+                    }
+                }
+                lastWrite = p;
+            } else if (lastWrite >= 0 && (aSkipped || (lastWrite > first && lastWrite < last))) {
+                succ.get(acc.get(lastWrite).op()).add(a.op());
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package org.depengine.core;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.depengine.api.Context;
+import org.depengine.api.FnProperty;
+import org.depengine.api.SyncFn;
+import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.ReplayLinks;
+import org.depengine.core.tracker.Var;
+import org.junit.jupiter.api.Test;
+
+/** {@link ReplayPlan}: which accesses of a graph skip their variables' queues, and the edges that order them instead. */
+class ReplayPlanTest {
+    private static final SyncFn NOTHING = ctx -> { };
+    private static final Var[] NONE = new Var[0];
+    private final List<RecordedOp> ops = new ArrayList<>();
+
+    private void op(Var[] reads, Var[] writes) {
+        ops.add(new RecordedOp(new OpDef(this, NOTHING, reads, writes, FnProperty.NORMAL, "op" + ops.size(),
+                OpDef.Kind.USER), Context.cpu(), 0, false));
+    }
+
+    private ReplayPlan plan() {
+        return new ReplayPlan(ops.toArray(new RecordedOp[0]));
+    }
+
+    private static boolean[] skipped(ReplayLinks l, int n) {
+        boolean[] s = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            s[i] = l.skipped(i);
+        }
+        return s;
+    }
+
+    @Test
+    void theAccessesBetweenTheFirstAndTheLastWriteSkipTheQueueAndAreOrderedByEdges() {
+        Var v = new Var(this, "v");
+        Var[] one = {v};
+        op(one, NONE);  // 0: read before the first write: registered
+        op(NONE, one);  // 1: first write: registered
+        op(one, NONE);  // 2: middle read: skipped, after 1
+        op(one, NONE);  // 3: middle read: skipped, after 1
+        op(NONE, one);  // 4: middle write: skipped, after 1, 2, 3
+        op(one, NONE);  // 5: middle read: skipped, after 4
+        op(NONE, one);  // 6: last write: registered, after 4 and 5 (the queue orders it after 1)
+        op(one, NONE);  // 7: read after the last write: registered, ordered by the queue
+        ReplayPlan p = plan();
+        boolean[] expected = {false, false, true, true, true, true, false, false};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], p.links[i].skipped(0), "access of op " + i);
+        }
+        int[][] preds = {{}, {}, {1}, {1}, {1, 2, 3}, {4}, {4, 5}, {}};
+        for (int j = 0; j < preds.length; j++) {
+            List<Integer> got = new ArrayList<>();
+            for (int i = 0; i < preds.length; i++) {
+                for (int s : successors(p.links[i])) {
+                    if (s == j) {
+                        got.add(i);
+                    }
+                }
+            }
+            assertEquals(toList(preds[j]), got, "predecessors of op " + j);
+        }
+        assertArrayEquals(new Var[] {v}, p.lockOrder);
+    }
+
+    @Test
+    void aVariableWrittenOnceOrOnlyReadRegistersEveryAccess() {
+        Var a = new Var(this, "a");
+        Var b = new Var(this, "b");
+        op(new Var[] {a}, new Var[] {b});
+        op(new Var[] {a, b}, NONE);
+        op(new Var[] {b}, new Var[] {a});
+        ReplayPlan p = plan();
+        for (int i = 0; i < 3; i++) {
+            ReplayLinks l = p.links[i];
+            int n = ops.get(i).def().varCount();
+            assertArrayEquals(new boolean[n], skipped(l, n), "op " + i);
+            assertEquals(0, successors(l).length, "op " + i);
+        }
+    }
+
+    private static int[] successors(ReplayLinks l) {
+        return l.successors();
+    }
+
+    private static List<Integer> toList(int[] a) {
+        List<Integer> l = new ArrayList<>();
+        for (int x : a) {
+            l.add(x);
+        }
+        return l;
+    }
+}
