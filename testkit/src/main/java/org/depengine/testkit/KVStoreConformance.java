@@ -855,6 +855,29 @@ public abstract class KVStoreConformance extends EngineTestBase {
     }
 
     @Test
+    void aCheckpointAfterAFailedPushFailsWithItsCauseInsteadOfSavingAStaleValue() {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        init(store, "w", c, new float[] {1, 2, 3});
+        DeviceArray g = array(engine, c, 3, "g");
+        RuntimeException boom = new RuntimeException("gradient op failed for the test");
+        engine.pushSync(rc -> {
+            throw boom;
+        }, c, List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
+        store.push("w", g);
+        store.barrier();
+        Path file = checkpoints.resolve("failed.ckpt");
+        KVStoreException e = assertThrows(KVStoreException.class, () -> store.checkpoint(file));
+        assertContains(e, "checkpoint " + file, "misses a push", "nothing was written");
+        Throwable cause = e;
+        while (cause != null && cause != boom) {
+            cause = cause.getCause();
+        }
+        assertSame(boom, cause, "the failure's cause is the producer's: " + e);
+        assertTrue(!java.nio.file.Files.exists(file), "no file for a failed checkpoint");
+    }
+
+    @Test
     void aCheckpointOnAnotherRankThanZeroIsRefused() {
         assumeTrue(maxWorkers() >= 2, "this store has a single worker");
         List<KVStore> stores = openWorkers(2);

@@ -13,6 +13,7 @@ import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
@@ -491,7 +492,7 @@ public abstract class AbstractKVStore implements KVStore {
         }
         List<Checkpoint.Entry> entries;
         try {
-            afterOwnOps("checkpoint: wait for the store's ops", ks, () -> { });
+            awaitKeysFor(ks, "checkpoint " + path);
             entries = snapshot(ks, p);
         } catch (KVStoreException e) {
             throw e;
@@ -588,6 +589,30 @@ public abstract class AbstractKVStore implements KVStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LOG.warn("closing the {} store (rank {}) was interrupted; its ops may still run", type, rank());
+        }
+    }
+
+    /**
+     * Waits for every op on {@code ks} through an op that reads their variables and is skipped if one
+     * carries a failure (a failed push): {@code what} then fails with that cause, instead of going on
+     * with a value that missed the failed push. The failure is reported here (the engine reports each
+     * failure once).
+     *
+     * @throws KVStoreException naming {@code what} and the cause
+     */
+    private void awaitKeysFor(List<Key> ks, String what) {
+        List<VarHandle> vars = new ArrayList<>();
+        ks.forEach(k -> vars.addAll(k.vars()));
+        VarHandle fence = engine.newVariable("kvstore " + what + ": the keys' ops are done");
+        try {
+            engine.pushSync(rc -> { }, Context.cpu(), vars, List.of(fence), FnProperty.NORMAL, 0,
+                    "kvstore " + what + ": wait for the keys' ops");
+            engine.waitForVar(fence);
+        } catch (EngineException e) {
+            throw new KVStoreException(null, rank(), what + ": an op of the store failed, so a key's value "
+                    + "misses a push; nothing was written", e);
+        } finally {
+            engine.deleteVariable(rc -> { }, Context.cpu(), fence);
         }
     }
 
