@@ -694,13 +694,8 @@ public abstract class KVStoreConformance extends EngineTestBase {
     void aFailedProducerOfAPushedValueFailsThePulledArrayWithTheOriginalCause() {
         KVStore store = openOne();
         Context c = devices().get(0);
-        init(store, "w", c, new float[] {1, 2, 3});
         DeviceArray g = array(engine, c, 3, "g");
-        RuntimeException boom = new RuntimeException("gradient op failed for the test");
-        engine.pushSync(rc -> {
-            throw boom;
-        }, c, List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
-        store.push("w", g);
+        RuntimeException boom = pushAFailedGradient(store, g);
         DeviceArray out = array(engine, c, 3, "out");
         store.pull("w", out);
         EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out.var(), BOUND));
@@ -711,6 +706,17 @@ public abstract class KVStoreConformance extends EngineTestBase {
         store.push("w", g);
         store.pull("w", out);
         assertArrayEquals(new float[] {7, 8, 9}, read(engine, out), "the key recovered after the failure was reported");
+    }
+
+    /** Inits key "w" (3 floats) and pushes {@code g} as written by an op that fails; returns its failure. */
+    private RuntimeException pushAFailedGradient(KVStore store, DeviceArray g) {
+        init(store, "w", g.context(), new float[] {1, 2, 3});
+        RuntimeException boom = new RuntimeException("gradient op failed for the test");
+        engine.pushSync(rc -> {
+            throw boom;
+        }, g.context(), List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
+        store.push("w", g);
+        return boom;
     }
 
     @Test
@@ -857,14 +863,7 @@ public abstract class KVStoreConformance extends EngineTestBase {
     @Test
     void aCheckpointAfterAFailedPushFailsWithItsCauseInsteadOfSavingAStaleValue() {
         KVStore store = openOne();
-        Context c = devices().get(0);
-        init(store, "w", c, new float[] {1, 2, 3});
-        DeviceArray g = array(engine, c, 3, "g");
-        RuntimeException boom = new RuntimeException("gradient op failed for the test");
-        engine.pushSync(rc -> {
-            throw boom;
-        }, c, List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
-        store.push("w", g);
+        RuntimeException boom = pushAFailedGradient(store, array(engine, devices().get(0), 3, "g"));
         store.barrier();
         Path file = checkpoints.resolve("failed.ckpt");
         KVStoreException e = assertThrows(KVStoreException.class, () -> store.checkpoint(file));
