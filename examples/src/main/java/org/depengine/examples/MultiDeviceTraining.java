@@ -1,5 +1,6 @@
 package org.depengine.examples;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,12 @@ import picocli.CommandLine.Option;
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
  * [--bind ADDRESS]] [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N]
- * [--trace file.json|off] [--help]}.
+ * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--trace file.json|off] [--help]}.
+ *
+ * <p>Checkpoints: with {@code --checkpoint-every N}, after every N-th epoch rank 0 writes the store's
+ * checkpoint ({@link KVStore#checkpoint}: the weights and the epochs done); {@code --resume FILE} (given
+ * to every worker; the loopback form passes it on) continues from one, and prints the same per-epoch
+ * losses as a run that never stopped.
  */
 @Command(name = "MultiDeviceTraining", sortOptions = false,
         description = {"Trains a two-layer network (fc1, ReLU, fc2, softmax cross-entropy) data-parallel on the listed",
@@ -75,6 +81,21 @@ public final class MultiDeviceTraining implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "N", description = "default 1")
     private int seed = 1;
 
+    @Option(names = "--checkpoint-every", paramLabel = "N",
+            description = "after every N-th epoch, rank 0 writes a checkpoint of the weights and the epochs done "
+                    + "(default 0: none)")
+    private int checkpointEvery;
+
+    @Option(names = "--checkpoint", paramLabel = "FILE",
+            description = "where --checkpoint-every writes (each replaces the last; default "
+                    + "MultiDeviceTraining.ckpt in the temporary directory)")
+    private Path checkpointFile;
+
+    @Option(names = "--resume", paramLabel = "FILE",
+            description = "continue from a checkpoint written by --checkpoint-every, at the epoch after it "
+                    + "(same data, batch, hidden, seed and --workers as the run that wrote it)")
+    private Path resumeFile;
+
     @Option(names = "--trace", paramLabel = "FILE.json|off",
             description = "default MultiDeviceTraining.trace.json in the temporary directory (an .html beside it); "
                     + "off runs without the profiler (rank 0 only)")
@@ -105,6 +126,11 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         Cli.inRange("--hidden", hidden, 1, 1 << 14);
         float lr = (float) Cli.inRange("--lr", lrOption, 0, 1000);
         Cli.inRange("--seed", seed, 0, Integer.MAX_VALUE);
+        Cli.inRange("--checkpoint-every", checkpointEvery, 0, 1_000_000);
+        if (resumeFile != null && cluster.rank() == 0 && !Files.isReadable(resumeFile)) {
+            throw new IllegalArgumentException("--resume " + resumeFile + ": no such readable file; give a checkpoint "
+                    + "written with --checkpoint-every");
+        }
         List<Context> devices = parseDevices(devicesOption != null ? devicesOption : local ? "cpu:0,cpu:1" : "cpu:0");
         TrainingData data = dataFile == null ? TrainingData.spiral(200, 3, 0.15, seed) : TrainingData.csv(dataFile);
         int batch = Math.min(batchSize, data.rows);
@@ -150,7 +176,11 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--kvstore", kvstoreType,
                 "--epochs", Integer.toString(epochs),
                 "--batch", Integer.toString(batchSize), "--hidden", Integer.toString(hidden),
-                "--lr", Double.toString(lrOption), "--seed", Integer.toString(seed), "--trace", "off"));
+                "--lr", Double.toString(lrOption), "--seed", Integer.toString(seed), "--trace", "off",
+                "--checkpoint-every", Integer.toString(checkpointEvery), "--checkpoint", checkpointPath().toString()));
+        if (resumeFile != null) {
+            a.addAll(List.of("--resume", resumeFile.toString()));
+        }
         a.addAll(cluster.workerArgs(r));
         if (devicesOption != null) {
             a.addAll(List.of("--devices", devicesOption));
@@ -161,11 +191,23 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         return a;
     }
 
-    /** The store's settings, with this example's updater registered: a key's owner accepts only registered ones. */
+    /**
+     * The store's settings, with this example's updater registered (a key's owner accepts only registered
+     * ones) and the checkpoint to resume from.
+     */
     private KVStoreSettings storeSettings() {
         KVStoreSettings given = cluster.storeSettings();
-        return given.toBuilder().set(UPDATER_CLASSES, given.get(UPDATER_CLASSES)
-                .map(c -> c + ",").orElse("") + TrainingUpdater.class.getName()).build();
+        KVStoreSettings.Builder b = given.toBuilder().set(UPDATER_CLASSES, given.get(UPDATER_CLASSES)
+                .map(c -> c + ",").orElse("") + TrainingUpdater.class.getName());
+        if (resumeFile != null) {
+            b.set(KVStoreSettings.RESUME, resumeFile.toString());
+        }
+        return b.build();
+    }
+
+    private Path checkpointPath() {
+        return checkpointFile != null ? checkpointFile
+                : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.ckpt");
     }
 
     private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
@@ -192,7 +234,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             Profiler profiler = trace == null ? null
                     : Profiler.Builder.fromSystemProperties().mode(Profiler.Mode.ALL).build().start(engine);
             long t0 = System.nanoTime();
-            run.pushTraining(epochs, seed, print);
+            int firstEpoch = run.pushTraining(epochs, seed, print,
+                    new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host));
             engine.waitForAll();
             kv.barrier(); // every worker's pushes have landed: the weights are final
             double accuracy = print ? run.evaluate() : Double.NaN;
@@ -209,10 +252,12 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             }
             System.out.printf(Locale.ROOT, "final accuracy on all %d samples: %.1f%%%n", data.rows, 100 * accuracy);
             List<Long> ends = run.epochEnds;
+            int n = ends.size();
             double first = (ends.get(0) - t0) / 1e6;
-            double rest = epochs > 1 ? (ends.get(epochs - 1) - ends.get(0)) / 1e6 / (epochs - 1) : first;
-            System.out.printf(Locale.ROOT, "time per epoch: %.1f ms (mean of epochs 2..%d; epoch 1 with warm-up: %.1f ms); "
-                    + "total %.2f s%n", rest, Math.max(2, epochs), first, (t1 - t0) / 1e9);
+            double rest = n > 1 ? (ends.get(n - 1) - ends.get(0)) / 1e6 / (n - 1) : first;
+            System.out.printf(Locale.ROOT, "time per epoch: %.1f ms (mean of epochs %d..%d; epoch %d with warm-up: %.1f ms); "
+                    + "total %.2f s%n", rest, firstEpoch + 1, Math.max(firstEpoch + 1, epochs), firstEpoch, first,
+                    (t1 - t0) / 1e9);
             if (profiler != null) {
                 System.out.printf("trace: %s (%d ops; open in https://ui.perfetto.dev or chrome://tracing)%n",
                         trace.toAbsolutePath(), profiler.stats().opCount());

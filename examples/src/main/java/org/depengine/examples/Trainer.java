@@ -50,8 +50,14 @@ final class Trainer {
         kv.setUpdater(new TrainingUpdater(lr));
     }
 
-    /** Pushes the initial weights (rank 0's reach the store), then every epoch's batches and report. */
-    void pushTraining(int epochs, long seed, boolean print) {
+    /**
+     * Pushes the initial weights (rank 0's reach the store; a resumed store takes its checkpoint's), then
+     * every epoch's batches and report from the first epoch not done, checkpointing as {@code checkpoints}
+     * says.
+     *
+     * @return the first epoch trained (from 1)
+     */
+    int pushTraining(int epochs, long seed, boolean print, TrainingCheckpoints checkpoints) {
         Replica first = replicas.get(0);
         for (Replica r : replicas) {
             r.pushWeightsIn(engine, r.fc1, model.fc1);
@@ -66,6 +72,11 @@ final class Trainer {
         for (int layer = 1; layer <= 2; layer++) {
             pullLayer(layer);
         }
+        int done = checkpoints.start();
+        if (done >= epochs) {
+            throw new IllegalArgumentException("the checkpoint resumed from has " + done + " epochs done; --epochs "
+                    + epochs + " leaves none to train: give more");
+        }
         // Two shuffled copies of the data, alternating by epoch, so that the next epoch's shuffle
         // overlaps this epoch's copies to the devices. Every worker draws the same shuffle.
         HostData[] epochData = {
@@ -73,7 +84,7 @@ final class Trainer {
             new HostData(engine, "epoch data B", data.rows, data.features)
         };
         int batches = (data.rows + batch - 1) / batch;
-        for (int e = 0; e < epochs; e++) {
+        for (int e = done; e < epochs; e++) {
             HostData src = epochData[e % 2];
             src.pushShuffle(engine.op("shuffle").arg("epoch", e + 1), metricsHost(), data, seed * 1_000_003L + e);
             for (int b = 0; b < batches; b++) {
@@ -81,7 +92,11 @@ final class Trainer {
                 pushBatch(src, start, Math.min(batch, data.rows - start), true, totalDevices, firstDevice);
             }
             pushEpochReport(e + 1, epochs, print);
+            if (checkpoints.after(e + 1) && print) {
+                System.out.printf("checkpoint after epoch %d: %s%n", e + 1, checkpoints.file());
+            }
         }
+        return done + 1;
     }
 
     private Context metricsHost() {

@@ -54,10 +54,15 @@ class MultiDeviceTrainingTest {
 
     /** The per-epoch losses MultiDeviceTraining printed, in order (the epochs must count up from 1). */
     static List<Double> losses(String out) {
+        return losses(out, 1);
+    }
+
+    /** The per-epoch losses MultiDeviceTraining printed, in order (the epochs must count up from {@code first}). */
+    static List<Double> losses(String out, int first) {
         List<Double> losses = new ArrayList<>();
         Matcher m = EPOCH.matcher(out);
         while (m.find()) {
-            assertEquals(losses.size() + 1, Integer.parseInt(m.group(1)), out);
+            assertEquals(losses.size() + first, Integer.parseInt(m.group(1)), out);
             losses.add(Double.parseDouble(m.group(3)));
         }
         return losses;
@@ -159,6 +164,43 @@ class MultiDeviceTrainingTest {
         Matcher f = FINAL.matcher(out);
         assertTrue(f.find(), out);
         return new Run(losses, Double.parseDouble(f.group(2)), out);
+    }
+
+    /**
+     * {@code --checkpoint-every} and {@code --resume}: a run stopped after epoch 10 (its last checkpoint)
+     * and resumed to epoch 14 prints, epoch for epoch, the losses of a run that never stopped; with the
+     * local store, and with dist_sync over 2 worker processes (whose curve is the local one, above).
+     */
+    @Test
+    void aRunStoppedAfterEpoch10AndResumedPrintsTheLossesOfAnUninterruptedRun() throws Exception {
+        List<Double> whole = losses(runOk("--kvstore", "local", "--epochs", "14"));
+        assertEquals(14, whole.size());
+        for (List<String> store : List.of(List.of("--kvstore", "local"), List.of("--kvstore", "dist_sync", "--workers", "2"))) {
+            Path file = dir.resolve(store.get(1) + ".ckpt");
+            List<String> first = new ArrayList<>(store);
+            first.addAll(List.of("--epochs", "10", "--checkpoint-every", "5", "--checkpoint", file.toString()));
+            String stopped = runOk(first.toArray(String[]::new));
+            assertTrue(stopped.contains("checkpoint after epoch 10: " + file), stopped);
+            assertEquals(whole.subList(0, 10), losses(stopped), store + ": epochs 1..10\n" + stopped);
+
+            List<String> second = new ArrayList<>(store);
+            second.addAll(List.of("--epochs", "14", "--resume", file.toString()));
+            String resumed = runOk(second.toArray(String[]::new));
+            assertEquals(whole.subList(10, 14), losses(resumed, 11), store + ": epochs 11..14 after the resume\n" + resumed);
+        }
+        ModulePathLauncher.Result done = ModulePathLauncher.launch(List.of(), MAIN, "--trace", "off", "--epochs", "10",
+                "--resume", dir.resolve("local.ckpt").toString());
+        assertEquals(2, done.exitCode(), done.output());
+        assertTrue(done.output().contains("10 epochs done; --epochs 10 leaves none to train"), done.output());
+    }
+
+    /** Runs MultiDeviceTraining without a trace, expecting success; its output. */
+    private static String runOk(String... args) throws Exception {
+        List<String> a = new ArrayList<>(List.of("--trace", "off"));
+        a.addAll(List.of(args));
+        ModulePathLauncher.Result r = ModulePathLauncher.launch(List.of(), 420, MAIN, a.toArray(String[]::new));
+        assertEquals(0, r.exitCode(), r.output());
+        return r.output();
     }
 
     @Test

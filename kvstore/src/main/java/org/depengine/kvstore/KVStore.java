@@ -224,6 +224,30 @@ public interface KVStore extends AutoCloseable {
      */
     void endOfData();
 
+    /**
+     * Writes a checkpoint of the job to {@code path} ({@link Checkpoint} describes the file): every key's
+     * value, the updater's state for it and its update count, as of the end of the period the last
+     * {@link #barrier()} ended, one round for every key and chunk. MXNet's {@code save_optimizer_states}
+     * with the weights. Called on rank 0 only; returns once the file is written. A store opened with the
+     * setting {@code resume=path} continues from it.
+     *
+     * <p>The caller's contract: every worker has called {@link #barrier()} after its last push of the
+     * period (in {@code dist_async}, after waiting for its pushes' ops, e.g. {@code engine().waitForAll()}),
+     * and no worker pushes again until a barrier called after this returns:
+     * {@code barrier(); if (rank() == 0) checkpoint(path); barrier();}. Pulls are allowed meanwhile.
+     *
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalStateException if the store is closed, or this is not rank 0
+     * @throws KVStoreException if a key's value cannot be read (naming the key), or the file cannot be written
+     */
+    void checkpoint(java.nio.file.Path path);
+
+    /**
+     * The number of {@link #barrier()} calls of this job so far: this store's, plus the period of the
+     * checkpoint it resumed from. A training loop that calls one barrier per epoch resumes at this epoch.
+     */
+    int period();
+
     /** The keys initialised on this store, as a snapshot. */
     Set<String> keys();
 

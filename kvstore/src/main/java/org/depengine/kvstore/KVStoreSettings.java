@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
  *   split into parts of at most this many floats, spread over the members, ≥ 1</td></tr>
  *   <tr><td>{@code backups}</td><td>{@value #DEFAULT_BACKUPS}</td><td>synchronous backup copies of each
  *   key's value (0..6)</td></tr>
+ *   <tr><td>{@code resume}</td><td>empty</td><td>a checkpoint file written by {@link KVStore#checkpoint}:
+ *   the store continues from it (its keys' values, optimizer state and period); on a distributed store
+ *   every worker sets it and rank 0 reads the file</td></tr>
  * </table>
  *
  * <p>Other names are implementation-specific: kept as text and read with {@link #get(String)}. A
@@ -75,9 +78,12 @@ public final class KVStoreSettings {
     /** Setting name: the number of backup copies. */
     public static final String BACKUPS = "backups";
 
+    /** Setting name: the checkpoint file a new store continues from ({@link KVStore#checkpoint}). */
+    public static final String RESUME = "resume";
+
     /** The settings every store understands, in table order. */
     public static final List<String> NAMES = List.of(MEMBERS, RANK, NUM_WORKERS, TIMEOUT_MS, MODE, CLUSTER_NAME, PORT,
-            SPLIT_FLOATS, BACKUPS);
+            SPLIT_FLOATS, BACKUPS, RESUME);
 
     /** Default {@code timeoutMs}: 5 minutes, a last resort (a slow worker is waited for). */
     public static final long DEFAULT_TIMEOUT_MS = 300_000;
@@ -236,6 +242,12 @@ public final class KVStoreSettings {
     /** The number of backup copies of each key's value, 0..6. */
     public int backups() {
         return backups;
+    }
+
+    /** The checkpoint to continue from ({@code resume}), if set to a non-blank path. */
+    public Optional<java.nio.file.Path> resume() {
+        String v = extras.get(RESUME);
+        return v == null || v.isBlank() ? Optional.empty() : Optional.of(java.nio.file.Path.of(v.strip()));
     }
 
     /**

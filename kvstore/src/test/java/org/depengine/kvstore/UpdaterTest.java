@@ -31,6 +31,52 @@ class UpdaterTest {
         assertThrows(IllegalArgumentException.class, () -> Updater.sgd(Float.NaN));
     }
 
+    /** One stateful update of {@code stored} (in place) with {@code state}. */
+    private static void step(Updater u, float[] merged, float[] stored, float[] state, long step) {
+        u.update("k", FloatBuffer.wrap(merged).asReadOnlyBuffer(), FloatBuffer.wrap(stored), FloatBuffer.wrap(state), step);
+    }
+
+    @Test
+    void momentumSgdFollowsMxnetsFormula() {
+        Updater u = Updater.sgd(0.5f, 0.9f, 0f, 1f);
+        assertEquals(1, u.stateFloats());
+        float[] w = {10};
+        float[] mom = new float[1];
+        step(u, new float[] {2}, w, mom, 1);
+        assertArrayEquals(new float[] {-1}, mom, "mom = 0.9 · 0 − 0.5 · 2");
+        assertArrayEquals(new float[] {9}, w);
+        step(u, new float[] {2}, w, mom, 2);
+        assertEquals(-1.9f, mom[0], 1e-6f, "mom = 0.9 · −1 − 0.5 · 2");
+        assertEquals(7.1f, w[0], 1e-6f);
+
+        float[] w2 = {10};
+        step(Updater.sgd(0.5f, 0.9f, 0.1f, 0.5f), new float[] {2}, w2, new float[1], 1);
+        assertArrayEquals(new float[] {9}, w2, "g = 0.5 · 2 + 0.1 · 10 = 2: the rescale and the weight decay");
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> u.update("k", FloatBuffer.allocate(1), FloatBuffer.allocate(1)));
+        assertTrue(e.getMessage().contains("keeps state"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Updater.sgd(0.1f, 1f, 0f, 1f));
+    }
+
+    @Test
+    void adamFollowsMxnetsFormulaWithTheBiasCorrectionOfItsStep() {
+        Updater u = Updater.adam(0.1f);
+        assertEquals(2, u.stateFloats());
+        float[] w = {1, 1};
+        float[] state = new float[4];
+        step(u, new float[] {2, -4}, w, state, 1);
+        // m = 0.1 · g, v = 0.001 · g², lr_1 = 0.1 · √0.001 / 0.1: the first step moves each weight by lr · sign(g)
+        assertEquals(0.2f, state[0], 1e-7f);
+        assertEquals(-0.4f, state[1], 1e-7f);
+        assertEquals(0.004f, state[2], 1e-6f); // 1 − 0.999f is not exactly 0.001 in float
+        assertEquals(0.016f, state[3], 1e-6f);
+        assertEquals(0.9f, w[0], 1e-5f);
+        assertEquals(1.1f, w[1], 1e-5f);
+        step(u, new float[] {2, -4}, w, state, 2);
+        assertEquals(0.8f, w[0], 1e-5f, "a constant gradient: each bias-corrected step moves by lr");
+        assertThrows(IllegalArgumentException.class, () -> Updater.adam(0.1f, 0.9f, 0.999f, 0f, 0f, 1f));
+    }
+
     @Test
     void builtInsSurviveSerialisation() throws Exception {
         assertSame(Updater.assign(), roundTrip(Updater.assign()));
@@ -38,6 +84,8 @@ class UpdaterTest {
         Updater sgd = roundTrip(Updater.sgd(0.25f));
         assertEquals(Updater.sgd(0.25f), sgd);
         assertEquals("sgd(learningRate=0.25)", sgd.toString());
+        assertEquals(Updater.sgd(0.1f, 0.9f, 0.01f, 0.5f), roundTrip(Updater.sgd(0.1f, 0.9f, 0.01f, 0.5f)));
+        assertEquals(Updater.adam(0.01f), roundTrip(Updater.adam(0.01f)));
     }
 
     @Test

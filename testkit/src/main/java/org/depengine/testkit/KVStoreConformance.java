@@ -10,10 +10,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -31,11 +35,13 @@ import org.depengine.api.device.Devices;
 import org.depengine.api.device.primitive.Memcpy;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The conformance suite every {@link KVStore} implementation passes. A store module extends it in a
@@ -56,13 +62,16 @@ public abstract class KVStoreConformance extends EngineTestBase {
     private final List<DeviceBuffer> buffers = Collections.synchronizedList(new ArrayList<>());
 
     /**
-     * Opens one store per engine, all of one store (one cluster): worker {@code i} has rank {@code i},
-     * pushes its ops to {@code engines.get(i)}, and the store counts {@code engines.size()} workers. An
-     * implementation whose stores must start together (a cluster forming) opens them concurrently.
+     * Opens one store per engine, all of one store (one cluster, a job of its own): worker {@code i} has
+     * rank {@code i}, pushes its ops to {@code engines.get(i)}, and the store counts {@code engines.size()}
+     * workers. An implementation whose stores must start together (a cluster forming) opens them
+     * concurrently.
      *
      * @param engines one per worker, at least one, at most {@link #maxWorkers()}
+     * @param settings settings by short name that every store is opened with on top of the
+     *     implementation's own (e.g. {@code resume}, {@code splitFloats}); empty for most cases
      */
-    protected abstract List<KVStore> openStores(List<Engine> engines);
+    protected abstract List<KVStore> openStores(List<Engine> engines, Map<String, String> settings);
 
     /** The most workers the store supports in one test; 1 for {@code local}. */
     protected int maxWorkers() {
@@ -93,7 +102,7 @@ public abstract class KVStoreConformance extends EngineTestBase {
 
     /** One store on the test's engine. */
     protected final KVStore openOne() {
-        List<KVStore> stores = openStores(List.of(engine));
+        List<KVStore> stores = openStores(List.of(engine), Map.of());
         opened.addAll(stores);
         assertEquals(1, stores.size(), "openStores(1 engine) must return one store");
         return stores.get(0);
@@ -101,6 +110,11 @@ public abstract class KVStoreConformance extends EngineTestBase {
 
     /** {@code workers} stores of one cluster, worker 0 on the test's engine, the others on engines of their own. */
     protected final List<KVStore> openWorkers(int workers) {
+        return openWorkers(workers, Map.of());
+    }
+
+    /** As {@link #openWorkers(int)}, every store opened with {@code settings} (short names) too. */
+    protected final List<KVStore> openWorkers(int workers, Map<String, String> settings) {
         List<Engine> engines = new ArrayList<>();
         engines.add(engine);
         for (int i = 1; i < workers; i++) {
@@ -108,7 +122,7 @@ public abstract class KVStoreConformance extends EngineTestBase {
             extraEngines.add(e);
             engines.add(e);
         }
-        List<KVStore> stores = openStores(engines);
+        List<KVStore> stores = openStores(engines, settings);
         opened.addAll(stores);
         assertEquals(workers, stores.size(), "openStores must return one store per engine");
         for (int i = 0; i < workers; i++) {
@@ -680,13 +694,8 @@ public abstract class KVStoreConformance extends EngineTestBase {
     void aFailedProducerOfAPushedValueFailsThePulledArrayWithTheOriginalCause() {
         KVStore store = openOne();
         Context c = devices().get(0);
-        init(store, "w", c, new float[] {1, 2, 3});
         DeviceArray g = array(engine, c, 3, "g");
-        RuntimeException boom = new RuntimeException("gradient op failed for the test");
-        engine.pushSync(rc -> {
-            throw boom;
-        }, c, List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
-        store.push("w", g);
+        RuntimeException boom = pushAFailedGradient(store, g);
         DeviceArray out = array(engine, c, 3, "out");
         store.pull("w", out);
         EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out.var(), BOUND));
@@ -697,6 +706,17 @@ public abstract class KVStoreConformance extends EngineTestBase {
         store.push("w", g);
         store.pull("w", out);
         assertArrayEquals(new float[] {7, 8, 9}, read(engine, out), "the key recovered after the failure was reported");
+    }
+
+    /** Inits key "w" (3 floats) and pushes {@code g} as written by an op that fails; returns its failure. */
+    private RuntimeException pushAFailedGradient(KVStore store, DeviceArray g) {
+        init(store, "w", g.context(), new float[] {1, 2, 3});
+        RuntimeException boom = new RuntimeException("gradient op failed for the test");
+        engine.pushSync(rc -> {
+            throw boom;
+        }, g.context(), List.of(), List.of(g.var()), FnProperty.NORMAL, 0, "test: failing gradient");
+        store.push("w", g);
+        return boom;
     }
 
     @Test
@@ -755,6 +775,153 @@ public abstract class KVStoreConformance extends EngineTestBase {
         assertThrows(IllegalStateException.class, () -> store.setUpdater(Updater.sum()));
         assertThrows(IllegalStateException.class, store::barrier);
         assertThrows(IllegalStateException.class, store::endOfData);
+    }
+
+    // ------------------------------------------------------------------ optimizer state and checkpoints
+
+    /** Keys small enough to be split into chunks of {@link #SPLIT} floats (one whole, one in three chunks). */
+    private static final Map<String, Integer> TRAINED_KEYS = new LinkedHashMap<>(Map.of("a", 3, "b", 10));
+    /** A store that splits keys does so here: chunks keep state of their own. */
+    private static final Map<String, String> SPLIT = Map.of("splitFloats", "4");
+
+    /** Where the checkpoint cases write. */
+    @TempDir
+    Path checkpoints;
+
+    @Test
+    void momentumSgdKeepsItsStatePerKeyAndChunkAsTheSerialModel() {
+        trainsAsTheSerialModel(Updater.sgd(0.05f, 0.9f, 0.01f, 0.5f));
+    }
+
+    @Test
+    void adamKeepsItsStatePerKeyAndChunkAsTheSerialModel() {
+        trainsAsTheSerialModel(Updater.adam(0.01f, 0.9f, 0.999f, 1e-8f, 0.001f, 1f));
+    }
+
+    private void trainsAsTheSerialModel(Updater updater) {
+        List<KVStore> stores = openWorkers(trainingWorkers(), SPLIT);
+        SerialTraining model = new SerialTraining(updater, TRAINED_KEYS, stores.size(), 7);
+        startTraining(stores, updater, model, false);
+        for (int round = 1; round <= 4; round++) {
+            trainRound(stores, model, round);
+        }
+    }
+
+    /**
+     * MXNet's save/load of weights and optimizer state: a checkpoint written between two barriers, then
+     * a fresh store opened with {@code resume} (its inits' values ignored), gives the values that
+     * continuing the first store gives, round for round.
+     */
+    @Test
+    void aCheckpointResumedInAFreshStoreGivesTheValuesOfContinuing() {
+        Updater adam = Updater.adam(0.01f);
+        int workers = trainingWorkers();
+        List<KVStore> stores = openWorkers(workers, SPLIT);
+        SerialTraining model = new SerialTraining(adam, TRAINED_KEYS, workers, 11);
+        startTraining(stores, adam, model, false);
+        for (int round = 1; round <= 3; round++) {
+            trainRound(stores, model, round);
+        }
+        Path file = checkpoints.resolve("job.ckpt");
+        barrierAll(stores);
+        stores.get(0).checkpoint(file);
+        barrierAll(stores);
+        Checkpoint written = Checkpoint.read(file);
+        assertEquals(1, written.period(), "one barrier before the checkpoint");
+        for (String key : model.keys()) {
+            Checkpoint.Entry e = written.entries().get(key);
+            assertArrayEquals(model.weights(key), e.value(), "checkpointed weights of " + key);
+            assertArrayEquals(model.state(key), e.state(), "checkpointed Adam state of " + key);
+            assertEquals(3, e.steps(), "updates of " + key);
+        }
+        for (int round = 4; round <= 6; round++) {
+            trainRound(stores, model, round); // continuing: the model is checked against the store
+        }
+        stores.forEach(KVStore::close);
+
+        SerialTraining replay = new SerialTraining(adam, TRAINED_KEYS, workers, 11);
+        for (int round = 1; round <= 3; round++) {
+            replay.round(round);
+        }
+        Map<String, String> resume = new HashMap<>(SPLIT);
+        resume.put("resume", file.toString());
+        List<KVStore> resumed = openWorkers(workers, resume);
+        for (KVStore s : resumed) {
+            assertEquals(1, s.period(), "a resumed store starts in the checkpoint's period (rank " + s.rank() + ")");
+        }
+        startTraining(resumed, adam, replay, true);
+        assertPulled(resumed, replay, "after the resume");
+        for (int round = 4; round <= 6; round++) {
+            trainRound(resumed, replay, round);
+        }
+        assertArrayEquals(model.weights("b"), replay.weights("b"), "resumed = continued (the same model twice)");
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> init(resumed.get(0), "c", devices().get(0), new float[] {1}));
+        assertContains(unknown, "'c'", "has no such key", file.toString());
+    }
+
+    @Test
+    void aCheckpointAfterAFailedPushFailsWithItsCauseInsteadOfSavingAStaleValue() {
+        KVStore store = openOne();
+        RuntimeException boom = pushAFailedGradient(store, array(engine, devices().get(0), 3, "g"));
+        store.barrier();
+        Path file = checkpoints.resolve("failed.ckpt");
+        KVStoreException e = assertThrows(KVStoreException.class, () -> store.checkpoint(file));
+        assertContains(e, "checkpoint " + file, "misses a push", "nothing was written");
+        Throwable cause = e;
+        while (cause != null && cause != boom) {
+            cause = cause.getCause();
+        }
+        assertSame(boom, cause, "the failure's cause is the producer's: " + e);
+        assertTrue(!java.nio.file.Files.exists(file), "no file for a failed checkpoint");
+    }
+
+    @Test
+    void aCheckpointOnAnotherRankThanZeroIsRefused() {
+        assumeTrue(maxWorkers() >= 2, "this store has a single worker");
+        List<KVStore> stores = openWorkers(2);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> stores.get(1).checkpoint(checkpoints.resolve("x")));
+        assertContains(e, "rank 1", "rank 0 writes the checkpoints");
+    }
+
+    /** Two workers where rounds are synchronous, else one (the order of async pushes is not the model's). */
+    private int trainingWorkers() {
+        return synchronousRounds() ? Math.min(2, maxWorkers()) : 1;
+    }
+
+    /** Sets the updater and inits every key (a resumed store: with zeros, which the checkpoint replaces). */
+    private void startTraining(List<KVStore> stores, Updater updater, SerialTraining model, boolean resumed) {
+        for (KVStore s : stores) {
+            s.setUpdater(updater);
+            for (Map.Entry<String, Integer> k : TRAINED_KEYS.entrySet()) {
+                init(s, k.getKey(), devices().get(0),
+                        resumed ? new float[k.getValue()] : model.initial(k.getKey(), k.getValue()));
+            }
+        }
+    }
+
+    /** Every worker pushes its gradients of round {@code round}, the model applies it, and every worker's pull equals the model. */
+    private void trainRound(List<KVStore> stores, SerialTraining model, int round) {
+        for (KVStore s : stores) {
+            for (String key : model.keys()) {
+                DeviceArray g = array(s.engine(), devices().get(0), TRAINED_KEYS.get(key), "g." + key);
+                write(s.engine(), g, model.gradient(round, s.rank(), key));
+                s.push(key, g);
+            }
+        }
+        model.round(round);
+        assertPulled(stores, model, "round " + round);
+    }
+
+    private void assertPulled(List<KVStore> stores, SerialTraining model, String when) {
+        for (KVStore s : stores) {
+            for (String key : model.keys()) {
+                DeviceArray out = array(s.engine(), devices().get(0), TRAINED_KEYS.get(key), "out." + key);
+                s.pull(key, out);
+                assertArrayEquals(model.weights(key), read(s.engine(), out), key + " on rank " + s.rank() + " " + when);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ several workers

@@ -2,11 +2,13 @@ package org.depengine.kvstore.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
 import java.nio.FloatBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
@@ -42,7 +44,13 @@ final class DistKVStore extends AbstractKVStore {
         this.ownsInstance = ownsInstance;
         this.async = HazelcastKVStoreProvider.DIST_ASYNC.equals(type);
         this.updaterClasses = cluster.updaterClasses();
-        this.table = new ShardedTable(hz, cluster, settings.rank(), settings.numWorkers(), async);
+        // Rank 0 reads the checkpoint (only its host needs the file); the others learn its period at open.
+        Checkpoint resumed = settings.resume().filter(p -> settings.rank() == 0).map(Checkpoint::read).orElse(null);
+        Integer resumePeriod = settings.resume().isEmpty() ? null : resumed == null ? 0 : resumed.period();
+        this.table = new ShardedTable(hz, cluster, settings.rank(), settings.numWorkers(), async, resumePeriod);
+        if (resumePeriod != null) {
+            resumeAt(table.resumedPeriod(), resumed, settings.resume().get().toString());
+        }
     }
 
     /** Only an updater the keys' owners will deserialize: {@link UpdaterClasses}. */
@@ -53,7 +61,28 @@ final class DistKVStore extends AbstractKVStore {
 
     @Override
     protected void sendInit(Key key, CallbackOnComplete done) {
-        complete(table.init(key.name(), toArray(key.stored())), done);
+        float[] state = key.stateCopy();
+        complete(!key.resumed() ? table.init(key.name(), toArray(key.stored()))
+                : table.initResumed(key.name(), toArray(key.stored()), state.length / key.length(), state, key.steps(),
+                        key.initRound()), done);
+    }
+
+    /** Reads every key from its owners as of the end of {@code period}: index 0 of the period (the barrier before). */
+    @Override
+    protected List<Checkpoint.Entry> snapshot(List<Key> keys, int period) throws Exception {
+        List<CompletableFuture<Checkpoint.Entry>> reads = new ArrayList<>();
+        for (Key k : keys) {
+            reads.add(table.snapshot(k.name(), Rounds.of(period, 0)));
+        }
+        List<Checkpoint.Entry> out = new ArrayList<>();
+        for (CompletableFuture<Checkpoint.Entry> r : reads) {
+            try {
+                out.add(r.get());
+            } catch (ExecutionException e) {
+                throw (RuntimeException) unwrap(e.getCause());
+            }
+        }
+        return out;
     }
 
     @Override

@@ -9,12 +9,15 @@ import com.hazelcast.client.Client;
 import com.hazelcast.client.ClientListener;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.depengine.api.Engine;
 import org.depengine.api.device.DeviceArray;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Workers that are clients ({@code mode=client}) of a separate, long-lived cluster (here one member in
@@ -34,6 +38,8 @@ import org.junit.jupiter.api.Timeout;
 class ClientModeTest {
     private final TestCluster cluster = new TestCluster(1);
     private HazelcastInstance member;
+    @TempDir
+    Path dir;
 
     @BeforeEach
     void startMember() {
@@ -65,7 +71,8 @@ class ClientModeTest {
 
     /**
      * A job whose worker crashed leaves its maps; a new job with the same job id is refused, naming the
-     * store and what to do, and runs with a new job id.
+     * store and the two ways out; it runs with a new job id, or, on the same job id, resumed from a
+     * checkpoint (whose state replaces the earlier job's).
      */
     @Test
     void aJobOnMapsLeftByACrashedJobIsRefusedNamingTheStoreAndANewJobId() throws Exception {
@@ -92,8 +99,13 @@ class ClientModeTest {
         KVStoreException refused = assertThrows(KVStoreException.class, () -> job(Map.of(), 10));
         String m = refused.getMessage();
         assertTrue(m.contains("store 'default'") && m.contains("earlier job") && m.contains("new job id")
-                && m.contains("depengine.kvstore.jobId"), m);
+                && m.contains("depengine.kvstore.jobId") && m.contains("depengine.kvstore.resume=<checkpoint file>"), m);
         assertArrayEquals(new float[] {9.5f, 9.5f, 9.5f, 9.5f}, job(Map.of("jobId", "job-2"), 10), "with a new job id");
+        Path file = Files.createTempFile(dir, "job", ".ckpt");
+        new Checkpoint(1, "sgd", List.of(new Checkpoint.Entry("k", new float[] {4, 4, 4, 4}, 0, new float[0], 1)))
+                .write(file);
+        assertArrayEquals(new float[] {3.5f, 3.5f, 3.5f, 3.5f}, job(Map.of("resume", file.toString()), 10),
+                "resumed on the crashed job's id: 4 (the checkpoint's, not the init's 10) - 0.5 · 1");
     }
 
     /**

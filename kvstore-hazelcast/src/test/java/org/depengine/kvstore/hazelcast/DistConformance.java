@@ -1,6 +1,7 @@
 package org.depengine.kvstore.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,11 +54,13 @@ abstract class DistConformance extends KVStoreConformance {
     }
 
     @Override
-    protected List<KVStore> openStores(List<Engine> engines) {
+    protected List<KVStore> openStores(List<Engine> engines, Map<String, String> settings) {
         int n = engines.size();
-        String name = type() + "-" + STORES.incrementAndGet();
+        Map<String, String> s = new HashMap<>(settings);
+        s.put("jobId", type() + "-" + STORES.incrementAndGet());
+        s.put("numWorkers", Integer.toString(n));
+        s.put("updaterClasses", UPDATERS.get("updaterClasses"));
         return TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), type(),
-                cluster.storeSettings(r, Map.of("jobId", name, "numWorkers", Integer.toString(n),
-                        "updaterClasses", UPDATERS.get("updaterClasses"))), members.get(r)));
+                cluster.storeSettings(r, s), members.get(r)));
     }
 }

@@ -3,6 +3,7 @@ package org.depengine.kvstore.hazelcast;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -223,6 +224,31 @@ class ShardedTableTest {
                 && refused.getMessage().contains("rank 1"), refused.getMessage());
         // the first one waits for a rank 1 of 2 that never comes
         assertThrows(java.util.concurrent.CompletionException.class, first::join);
+    }
+
+    /** Deliver 5 of issue 26: every worker of a resumed job resumes, or none; rank 0's period reaches the others. */
+    @Test
+    void aWorkerThatDoesNotResumeWhileRankZeroDoesIsRefusedNamingBoth(TestInfo info) {
+        String job = info.getTestMethod().orElseThrow().getName();
+        List<Object> opened = TestCluster.parallel(2, r -> {
+            try {
+                return new ShardedTable(members.get(r), cluster.settings(r, Map.of("jobId", job)), r, 2, false,
+                        r == 0 ? 4 : null);
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        ShardedTable rank0 = assertInstanceOf(ShardedTable.class, opened.get(0));
+        assertEquals(4, rank0.resumedPeriod());
+        IllegalArgumentException refused = assertInstanceOf(IllegalArgumentException.class, opened.get(1));
+        assertTrue(refused.getMessage().contains("rank 1") && refused.getMessage().contains("without depengine.kvstore.resume")
+                && refused.getMessage().contains("rank 0 with it (a checkpoint of period 4)"), refused.getMessage());
+        rank0.close();
+
+        List<ShardedTable> both = TestCluster.parallel(2, r -> new ShardedTable(members.get(r),
+                cluster.settings(r, Map.of("jobId", job + "-both")), r, 2, false, r == 0 ? 4 : 0));
+        assertEquals(4, both.get(1).resumedPeriod(), "rank 1 learns the period rank 0 read");
+        both.forEach(ShardedTable::close);
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.depengine.kvstore.local;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.spi.AbstractKVStore;
 import org.depengine.kvstore.spi.Key;
@@ -26,6 +27,10 @@ final class LocalKVStore extends AbstractKVStore {
 
     LocalKVStore(Engine engine, KVStoreSettings settings) {
         super(engine, LocalKVStoreProvider.TYPE, settings);
+        settings.resume().ifPresent(path -> {
+            Checkpoint c = Checkpoint.read(path);
+            resumeAt(c.period(), c, path.toString());
+        });
     }
 
     @Override
@@ -45,7 +50,7 @@ final class LocalKVStore extends AbstractKVStore {
 
     @Override
     protected void send(Key key, long round, CallbackOnComplete done) {
-        applyUpdater(key.name(), key.merged().asReadOnlyBuffer(), key.stored());
+        applyUpdater(key);
         done.complete();
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Map;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -24,6 +25,13 @@ import org.junit.jupiter.api.Test;
 
 /** What is particular to the {@code local} store: how it is found and opened, and its one worker. */
 class LocalKVStoreTest {
+
+    /** A local store on {@code engine}, opened with {@code settings} (short names) on top of the defaults. */
+    static KVStore open(Engine engine, Map<String, String> settings) {
+        KVStoreSettings.Builder b = KVStoreSettings.builder();
+        settings.forEach(b::set);
+        return KVStore.open(engine, "local", b.build());
+    }
 
     @Test
     void foundByTypeThroughServiceLoader() {

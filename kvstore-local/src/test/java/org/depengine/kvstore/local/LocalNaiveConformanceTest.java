@@ -1,6 +1,7 @@
 package org.depengine.kvstore.local;
 
 import java.util.List;
+import java.util.Map;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStore;
 import org.depengine.testkit.KVStoreConformance;
@@ -13,7 +14,7 @@ class LocalNaiveConformanceTest extends KVStoreConformance {
     }
 
     @Override
-    protected List<KVStore> openStores(List<Engine> engines) {
-        return List.of(KVStore.open(engines.get(0), "local"));
+    protected List<KVStore> openStores(List<Engine> engines, Map<String, String> settings) {
+        return List.of(LocalKVStoreTest.open(engines.get(0), settings));
     }
 }

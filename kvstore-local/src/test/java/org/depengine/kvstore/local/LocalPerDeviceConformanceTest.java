@@ -20,7 +20,7 @@ class LocalPerDeviceConformanceTest extends KVStoreConformance {
     }
 
     @Override
-    protected List<KVStore> openStores(List<Engine> engines) {
-        return List.of(KVStore.open(engines.get(0), "local"));
+    protected List<KVStore> openStores(List<Engine> engines, Map<String, String> settings) {
+        return List.of(LocalKVStoreTest.open(engines.get(0), settings));
     }
 }

@@ -1,6 +1,8 @@
 package org.depengine.kvstore.spi;
 
 import java.nio.FloatBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -11,10 +13,12 @@ import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.api.device.primitive.Memcpy;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
@@ -101,6 +105,9 @@ public abstract class AbstractKVStore implements KVStore {
     /** The number of {@link #barrier()} calls so far: the period of the next call's rounds. */
     private volatile int period;
     private volatile Updater updater;
+    /** The checkpoint this store resumed from, on the rank that read it (null otherwise), and its path. */
+    private volatile Checkpoint resumed;
+    private volatile String resumedFrom;
 
     /**
      * @param engine the engine the store pushes its ops to
@@ -235,6 +242,41 @@ public abstract class AbstractKVStore implements KVStore {
     }
 
     /**
+     * Continues from a checkpoint: this store's calls start in {@code period} (its rounds after the
+     * checkpoint's), and, if {@code checkpoint} is not null (the rank that read it), each {@code init}
+     * takes the checkpoint's value, state and update count for its key (a key it lacks, or of another
+     * length, is refused at the {@code init}). Call from the constructor, before any call.
+     *
+     * @param source the checkpoint's path, for messages
+     */
+    protected final void resumeAt(int period, Checkpoint checkpoint, String source) {
+        this.period = period;
+        this.resumed = checkpoint;
+        this.resumedFrom = source;
+    }
+
+    /**
+     * Reads every key's value, updater state and update count as of the end of period {@code period} for
+     * {@link #checkpoint}, on the caller's thread, after every op this worker pushed before has run. The
+     * default reads the keys as held here (a store that keeps its keys here, as {@code local}); a
+     * distributed store reads them from their owners.
+     *
+     * @throws Exception to fail the checkpoint
+     */
+    protected List<Checkpoint.Entry> snapshot(List<Key> keys, int period) throws Exception {
+        List<Checkpoint.Entry> out = new ArrayList<>();
+        afterOwnOps("checkpoint: read the keys", keys, () -> {
+            for (Key k : keys) {
+                float[] value = new float[k.length()];
+                k.stored().get(value);
+                float[] state = k.stateCopy();
+                out.add(new Checkpoint.Entry(k.name(), value, state.length / k.length(), state, k.steps()));
+            }
+        });
+        return out;
+    }
+
+    /**
      * Checks {@code updater} before {@link #setUpdater} takes it: a store that ships updaters to other
      * processes refuses a class the receiving side would not accept. Does nothing by default.
      *
@@ -260,17 +302,20 @@ public abstract class AbstractKVStore implements KVStore {
     }
 
     /**
-     * Applies {@link #updater()} (or assignment when none is set) to {@code stored} from {@code merged}:
-     * what a store does with a round's sum.
+     * Applies {@link #updater()} (or assignment when none is set) to the key's {@link Key#stored()} from
+     * its {@link Key#merged()}, with the state the key keeps ({@link Key#updaterState}): what a store
+     * that keeps its keys here does with a push. Call only from an op holding {@link Key#storeVar()}.
      *
-     * @throws KVStoreException if the updater throws (naming the key, the rank and the updater)
+     * @throws KVStoreException if the updater throws, or does not suit the key's state (naming the key,
+     *     the rank and the updater)
      */
-    protected final void applyUpdater(String key, FloatBuffer merged, FloatBuffer stored) {
-        Updater u = updater;
+    protected final void applyUpdater(Key key) {
+        Updater u = updater == null ? Updater.assign() : updater;
         try {
-            (u == null ? Updater.assign() : u).update(key, merged, stored);
+            FloatBuffer state = key.updaterState(u.stateFloats());
+            u.update(key.name(), key.merged().asReadOnlyBuffer(), key.stored(), state, key.nextStep());
         } catch (RuntimeException | Error e) {
-            throw new KVStoreException(key, rank(), "updater " + u + " failed", e);
+            throw new KVStoreException(key.name(), rank(), "updater " + u + " failed", e);
         }
     }
 
@@ -312,9 +357,11 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             ensureOpen("init");
+            Checkpoint c = resumed;
+            Checkpoint.Entry entry = c == null ? null : c.require(key, value.length(), resumedFrom);
             Key k = new Key(engine, key, (int) value.length(), period);
             keys.add(k);
-            ops.init(k, value, memcpy);
+            ops.init(k, value, memcpy, entry, c == null ? 0 : Rounds.of(c.period(), 0));
         } finally {
             gate.readLock().unlock();
         }
@@ -426,6 +473,49 @@ public abstract class AbstractKVStore implements KVStore {
     }
 
     @Override
+    public final void checkpoint(Path path) {
+        Objects.requireNonNull(path, "path");
+        ensureOpen("checkpoint");
+        if (rank() != 0) {
+            throw new IllegalStateException("checkpoint(" + path + ") on rank " + rank() + ": rank 0 writes the "
+                    + "checkpoints (call barrier(); if (rank() == 0) checkpoint(path); barrier(); on every worker)");
+        }
+        int p;
+        List<Key> ks;
+        gate.readLock().lock();
+        try {
+            ensureOpen("checkpoint");
+            p = period;
+            ks = keys.sorted();
+        } finally {
+            gate.readLock().unlock();
+        }
+        List<Checkpoint.Entry> entries;
+        try {
+            awaitKeysFor(ks, "checkpoint " + path);
+            entries = snapshot(ks, p);
+        } catch (KVStoreException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, rank(), "interrupted while writing the checkpoint " + path, e);
+        } catch (Exception e) {
+            throw new KVStoreException(null, rank(), "checkpoint " + path + " failed", e);
+        }
+        try {
+            new Checkpoint(p, String.valueOf(updater), entries).write(path);
+        } catch (java.io.UncheckedIOException e) {
+            throw new KVStoreException(null, rank(), e.getMessage(), e);
+        }
+        LOG.info("rank 0 wrote the {} store's checkpoint of period {} ({} keys) to {}", type, p, entries.size(), path);
+    }
+
+    @Override
+    public final int period() {
+        return period;
+    }
+
+    @Override
     public final Set<String> keys() {
         return keys.names();
     }
@@ -489,14 +579,8 @@ public abstract class AbstractKVStore implements KVStore {
             return;
         }
         List<VarHandle> vars = keys.vars();
-        CountDownLatch done = new CountDownLatch(1);
         try {
-            engine.pushSync(rc -> done.countDown(), Context.cpu(), vars, List.of(), FnProperty.NO_SKIP, 0,
-                    "kvstore close: wait for the store's ops");
-            while (!done.await(settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("closing the {} store (rank {}): its ops are still running after {} ms; waiting on",
-                        type, rank(), settings.timeoutMs());
-            }
+            afterOwnOps("kvstore close: wait for the store's ops", null, () -> { });
             for (VarHandle v : vars) {
                 engine.deleteVariable(rc -> { }, Context.cpu(), v);
             }
@@ -505,6 +589,66 @@ public abstract class AbstractKVStore implements KVStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LOG.warn("closing the {} store (rank {}) was interrupted; its ops may still run", type, rank());
+        }
+    }
+
+    /**
+     * Waits for every op on {@code ks} through an op that reads their variables and is skipped if one
+     * carries a failure (a failed push): {@code what} then fails with that cause, instead of going on
+     * with a value that missed the failed push. The failure is reported here (the engine reports each
+     * failure once).
+     *
+     * @throws KVStoreException naming {@code what} and the cause
+     */
+    private void awaitKeysFor(List<Key> ks, String what) {
+        List<VarHandle> vars = new ArrayList<>();
+        ks.forEach(k -> vars.addAll(k.vars()));
+        VarHandle fence = engine.newVariable("kvstore " + what + ": the keys' ops are done");
+        try {
+            engine.pushSync(rc -> { }, Context.cpu(), vars, List.of(fence), FnProperty.NORMAL, 0,
+                    "kvstore " + what + ": wait for the keys' ops");
+            engine.waitForVar(fence);
+        } catch (EngineException e) {
+            throw new KVStoreException(null, rank(), what + ": an op of the store failed, so a key's value "
+                    + "misses a push; nothing was written", e);
+        } finally {
+            engine.deleteVariable(rc -> { }, Context.cpu(), fence);
+        }
+    }
+
+    /**
+     * Runs {@code body} in a {@link FnProperty#NO_SKIP} op reading every variable of {@code keys} (null:
+     * every key's, staging included), so after every op pushed on them before, and waits for it
+     * (logging every {@code timeoutMs} that it still waits).
+     */
+    private void afterOwnOps(String what, List<Key> of, Runnable body) throws InterruptedException {
+        List<VarHandle> vars = new ArrayList<>();
+        if (of == null) {
+            vars.addAll(keys.vars());
+        } else {
+            of.forEach(k -> vars.addAll(k.vars()));
+        }
+        if (vars.isEmpty()) {
+            body.run();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        RuntimeException[] failed = new RuntimeException[1];
+        engine.pushSync(rc -> {
+            try {
+                body.run();
+            } catch (RuntimeException e) {
+                failed[0] = e;
+            } finally {
+                done.countDown();
+            }
+        }, Context.cpu(), vars, List.of(), FnProperty.NO_SKIP, 0, what);
+        while (!done.await(settings.timeoutMs(), TimeUnit.MILLISECONDS)) {
+            LOG.warn("{} store (rank {}): {}: its ops are still running after {} ms; waiting on", type, rank(), what,
+                    settings.timeoutMs());
+        }
+        if (failed[0] != null) {
+            throw failed[0];
         }
     }
 }

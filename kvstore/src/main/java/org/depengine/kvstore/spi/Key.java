@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Engine;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
+import org.depengine.kvstore.Checkpoint;
 
 /**
  * One key: its name, length, variables and host arrays. The arrays are for the hooks, which run in
@@ -29,6 +30,11 @@ public final class Key {
     private long pushes;
     /** The round of the last send op that ran; written and read only in ops holding storeVar. */
     volatile long lastSent;
+    /** The updater's state and update count where the key lives here (local): guarded by storeVar, as stored. */
+    private float[] state = new float[0];
+    private long steps;
+    private long initRound;
+    private boolean resumed;
 
     Key(Engine engine, String name, int length, int initPeriod) {
         this.name = name;
@@ -78,6 +84,63 @@ public final class Key {
     /** The bytes of {@link #merged()} (native order, direct): a new view each call. */
     public ByteBuffer mergedBytes() {
         return merged.duplicate().order(merged.order());
+    }
+
+    /**
+     * The updater's state where this store keeps it ({@code local}): {@code floats} per element, zeros
+     * the first time. Call only from an op holding {@link #storeVar()}.
+     *
+     * @throws IllegalStateException if the key holds state of another size (resumed from a checkpoint
+     *     written with another updater)
+     */
+    public FloatBuffer updaterState(int floats) {
+        int n = floats * length;
+        if (state.length != n) {
+            if (state.length != 0) {
+                throw new IllegalStateException("key '" + name + "' holds " + state.length / length + " floats of "
+                        + "optimizer state per element, the updater keeps " + floats + ": use the updater the "
+                        + "checkpoint was written with");
+            }
+            state = new float[n];
+        }
+        return FloatBuffer.wrap(state);
+    }
+
+    /** Counts an update and returns its step (from 1); call only from an op holding {@link #storeVar()}. */
+    public long nextStep() {
+        return ++steps;
+    }
+
+    /** The updates so far; call only from an op holding {@link #storeVar()}. */
+    public long steps() {
+        return steps;
+    }
+
+    /** The state (a copy), as {@link #updaterState}; call only from an op holding {@link #storeVar()}. */
+    public float[] stateCopy() {
+        return state.clone();
+    }
+
+    /**
+     * The round the key's init stands for: 0, or for a key resumed from a checkpoint the checkpoint's
+     * round (index 0 of its period); call only from an op holding {@link #storeVar()}.
+     */
+    public long initRound() {
+        return initRound;
+    }
+
+    /** Whether the init took the key from a checkpoint; call only from an op holding {@link #storeVar()}. */
+    public boolean resumed() {
+        return resumed;
+    }
+
+    /** Takes the checkpoint's value, state and update count as the init's; only from an op holding storeVar. */
+    void restore(Checkpoint.Entry e, long round) {
+        stored().put(e.value());
+        this.state = e.state().clone();
+        this.steps = e.steps();
+        this.initRound = round;
+        this.resumed = true;
     }
 
     /**

@@ -14,6 +14,7 @@ import org.depengine.api.RunContext;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.api.device.primitive.Memcpy;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStoreException;
 
 /**
@@ -31,13 +32,22 @@ final class StoreOps {
         this.engine = store.engine();
     }
 
-    /** Round 0 of a key: copy the value to the host, then {@link AbstractKVStore#sendInit}. */
-    void init(Key k, DeviceArray value, Memcpy memcpy) {
+    /**
+     * Round 0 of a key: copy the value to the host, then {@link AbstractKVStore#sendInit}; a key resumed
+     * from a checkpoint ({@code resumed} not null) takes the checkpoint's value and state instead, as of
+     * {@code resumedRound}.
+     */
+    void init(Key k, DeviceArray value, Memcpy memcpy, Checkpoint.Entry resumed, long resumedRound) {
         String key = k.name();
         engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), value.buffer(), value.offsetBytes(), k.storedBytes()),
                 value.context(), List.of(value.var()), List.of(k.storeVar()), FnProperty.COPY_FROM_DEVICE, 0,
                 "kvstore init " + key + ": copy " + value + " to host");
-        engine.pushAsync(hook(k, 0, "init", (key1, r, done) -> store.sendInit(key1, done)), Context.cpu(), List.of(),
+        engine.pushAsync(hook(k, 0, "init", (key1, r, done) -> {
+            if (resumed != null) {
+                key1.restore(resumed, resumedRound);
+            }
+            store.sendInit(key1, done);
+        }), Context.cpu(), List.of(),
                 List.of(k.storeVar()), store.storeOpProperty(), 0, "kvstore init " + key);
     }
 

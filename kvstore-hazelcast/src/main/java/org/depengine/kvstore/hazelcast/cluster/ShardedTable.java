@@ -25,6 +25,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
@@ -72,6 +73,8 @@ public final class ShardedTable implements AutoCloseable {
      * the others, whereas an entry that is gone may have been lost with its member's partitions.
      */
     private static final String CLOSED = "closed ";
+    /** The key of {@link #shared} under which rank 0 publishes the period it resumed from (-1: none). */
+    private static final String RESUMED_PERIOD = "resumedPeriod";
 
     private final HazelcastInstance hz;
     private final IMap<String, KeyState> map;
@@ -99,6 +102,8 @@ public final class ShardedTable implements AutoCloseable {
     private volatile String registeredAs;
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile String closedBecause;
+    /** The period of the checkpoint the job resumed from (rank 0's, learned by every rank at open), or -1. */
+    private int resumedPeriod = -1;
 
     /**
      * Joins the table {@code settings.jobId()} as {@code rank} of {@code workers} and waits (up to the
@@ -109,6 +114,19 @@ public final class ShardedTable implements AutoCloseable {
      *     join timeout
      */
     public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async) {
+        this(hz, settings, rank, workers, async, null);
+    }
+
+    /**
+     * As {@link #ShardedTable(HazelcastInstance, ClusterSettings, int, int, boolean)}, for a job that
+     * resumes from a checkpoint when {@code resumePeriod} is not null: rank 0 passes the checkpoint's
+     * period and publishes it, the other ranks pass any value and learn it ({@link #resumedPeriod()}). A
+     * resuming job takes over maps an earlier job left (rank 0 clears them) instead of refusing them.
+     *
+     * @throws IllegalArgumentException also if this rank resumes and rank 0 does not, or the reverse
+     */
+    public ShardedTable(HazelcastInstance hz, ClusterSettings settings, int rank, int workers, boolean async,
+                        Integer resumePeriod) {
         if (workers < 1 || rank < 0 || rank >= workers) {
             throw new IllegalArgumentException("rank " + rank + " of " + workers + " workers: the rank must be 0.."
                     + (workers - 1) + " and there must be at least one worker (depengine.kvstore.rank, depengine.kvstore.workers)");
@@ -144,8 +162,12 @@ public final class ShardedTable implements AutoCloseable {
         membershipListener = hz.getCluster().addMembershipListener(new Membership());
         UUID me = hz.getLocalEndpoint().getUuid();
         try {
-            refuseAnEarlierJobsState();
+            refuseAnEarlierJobsState(resumePeriod != null);
             refuseAnotherNumberOfWorkers();
+            if (rank == 0) {
+                resumedPeriod = resumePeriod == null ? -1 : resumePeriod;
+                shared.put(RESUMED_PERIOD, resumedPeriod); // before the registration others wait for
+            }
             register(me);
         } catch (RuntimeException e) {
             close();
@@ -171,7 +193,29 @@ public final class ShardedTable implements AutoCloseable {
             close();
             throw new KVStoreException(null, rank, "interrupted while waiting for the other workers", e);
         }
+        if (rank != 0) {
+            learnResumedPeriod(resumePeriod != null);
+        }
         init(BARRIER, new float[0]);
+    }
+
+    /** Every worker resumes, or none: a worker that does not would start its rounds in another period. */
+    private void learnResumedPeriod(boolean resuming) {
+        Integer p = shared.get(RESUMED_PERIOD);
+        resumedPeriod = p == null ? -1 : p;
+        if (resuming != resumedPeriod >= 0) {
+            IllegalArgumentException e = new IllegalArgumentException("rank " + rank + " of job '" + jobId + "' was opened "
+                    + (resuming ? "with" : "without") + " depengine.kvstore.resume, rank 0 "
+                    + (resuming ? "without it" : "with it (a checkpoint of period " + resumedPeriod + ")")
+                    + ": give every worker of a resumed job the resume setting (rank 0 reads the file)");
+            close();
+            throw e;
+        }
+    }
+
+    /** The period of the checkpoint the job resumed from (as rank 0 read it), or -1 if it did not resume. */
+    public int resumedPeriod() {
+        return resumedPeriod;
     }
 
     /**
@@ -179,7 +223,7 @@ public final class ShardedTable implements AutoCloseable {
      * by workers that crashed (a job whose workers all close normally destroys its maps). A rank
      * registered by a live worker means the job is running: this worker joins it (a restarted one rejoins).
      */
-    private void refuseAnEarlierJobsState() {
+    private void refuseAnEarlierJobsState(boolean resuming) {
         Map<Integer, String> registered = new TreeMap<>(ranks);
         if (registered.isEmpty() && map.isEmpty()) {
             return;
@@ -188,11 +232,26 @@ public final class ShardedTable implements AutoCloseable {
         if (registered.values().stream().anyMatch(live::contains)) {
             return;
         }
+        if (resuming) {
+            // A resumed job replaces the earlier job's state. Rank 0 clears it before it registers, which
+            // every other rank waits for before its first call; only the gone workers' ranks are removed,
+            // so a rank of this job that registered meanwhile stays.
+            if (rank == 0) {
+                LOG.info("rank 0: job '{}' resumes from a checkpoint: clearing the state an earlier job left in '{}'",
+                        jobId, map.getName());
+                map.clear();
+                shared.clear();
+                registered.forEach(ranks::remove);
+            }
+            return;
+        }
         throw new KVStoreException(null, rank, "store '" + jobId + "' on cluster '" + clusterName + "' (maps '"
                 + map.getName() + "' and '" + ranks.getName() + "') holds the state of an earlier job: "
                 + (registered.isEmpty() ? "keys, and no worker registered" : "ranks " + registered.keySet()
                 + " were registered by workers that are gone")
-                + "; start this job with a new job id (depengine.kvstore.jobId)", null);
+                + "; start this job with a new job id (depengine.kvstore.jobId), or continue the earlier job from "
+                + "its checkpoint with depengine.kvstore.resume=<checkpoint file> on every worker (its state then "
+                + "replaces what the maps hold)", null);
     }
 
     /** Every worker of a job counts the same workers: a mismatch would size the keys' rounds differently. */
@@ -275,6 +334,69 @@ public final class ShardedTable implements AutoCloseable {
         forEachChunk(key, value.length, (chunkKey, off, len) -> parts.add(call(chunkKey,
                 new InitOp(key, off, workers, asyncFor(key), slice(value, off, len)), key, "init")));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Rank 0's init of a key resumed from a checkpoint: its value, the updater state ({@code stateFloats}
+     * per element, slot after slot over the whole key) and update count, as of {@code round}; each chunk
+     * gets its slice of every slot. Other ranks only declare the key, as {@link #init(String, float[])}.
+     */
+    public CompletableFuture<Void> initResumed(String key, float[] value, int stateFloats, float[] state, long steps,
+                                               long round) {
+        if (rank != 0) {
+            return init(key, value);
+        }
+        Integer known = lengths.putIfAbsent(key, value.length);
+        if (known != null && known != value.length) {
+            return init(key, value); // fails naming both lengths
+        }
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, value.length, (chunkKey, off, len) -> {
+            float[] chunkState = new float[stateFloats * len];
+            for (int j = 0; j < stateFloats; j++) {
+                System.arraycopy(state, j * value.length + off, chunkState, j * len, len);
+            }
+            parts.add(call(chunkKey, InitOp.resumed(key, off, workers, asyncFor(key), slice(value, off, len), chunkState,
+                    steps, round), key, "init"));
+        });
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * A checkpoint's read of {@code key}: its value, updater state (slot after slot over the whole key)
+     * and update count once {@code round} has completed ({@code dist_async}: the latest), every chunk at
+     * one round (else the read fails: the caller did not keep the checkpoint's contract).
+     */
+    public CompletableFuture<Checkpoint.Entry> snapshot(String key, long round) {
+        int len = requireLength(key, -1, "checkpoint");
+        String what = "checkpoint read as of round " + Rounds.text(round);
+        Map<Integer, Reply> replies = new ConcurrentHashMap<>();
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(reads.read(chunkKey,
+                ReadOp.withState(key, off, workers, asyncFor(key), round), key, what, timeout)
+                .thenAccept(reply -> replies.put(off, reply))));
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
+            float[] value = new float[len];
+            Reply first = replies.values().iterator().next();
+            int stateFloats = first.state().length / first.value().length;
+            float[] state = new float[stateFloats * len];
+            for (Map.Entry<Integer, Reply> e : replies.entrySet()) {
+                int off = e.getKey();
+                Reply r = e.getValue();
+                int n = r.value().length;
+                if (r.steps() != first.steps() || r.state().length != stateFloats * n
+                        || (!asyncFor(key) && r.round() != first.round())) {
+                    throw failure(key, what, "its chunks are at different rounds or steps (" + Rounds.text(first.round())
+                            + " and " + Rounds.text(r.round()) + "): a worker pushed between the barriers around the "
+                            + "checkpoint", null);
+                }
+                System.arraycopy(r.value(), 0, value, off, n);
+                for (int j = 0; j < stateFloats; j++) {
+                    System.arraycopy(r.state(), j * n, state, j * len + off, n);
+                }
+            }
+            return new Checkpoint.Entry(key, value, stateFloats, state, first.steps());
+        });
     }
 
     /** Pushes this rank's {@code value} of {@code key} for round {@code round} (from 1), applied by {@code updater}. */

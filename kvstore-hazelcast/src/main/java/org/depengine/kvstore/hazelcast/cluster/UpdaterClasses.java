@@ -24,7 +24,8 @@ public final class UpdaterClasses {
     private static final String PROPERTY = KVStore.PROPERTY_PREFIX + SETTING;
     /** The built-in updaters' classes, always accepted. */
     static final List<String> BUILT_INS = List.of(Updater.Assign.class.getName(), Updater.Sum.class.getName(),
-            Updater.Sgd.class.getName());
+            Updater.Sgd.class.getName(), Updater.Stateful.class.getName(), Updater.MomentumSgd.class.getName(),
+            Updater.Adam.class.getName());
     /** What Hazelcast's filter says of a class it refuses. */
     private static final Pattern REFUSED = Pattern.compile("Resolving class (\\S+?) is not allowed");
 

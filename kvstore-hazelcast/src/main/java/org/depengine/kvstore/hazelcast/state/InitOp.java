@@ -13,6 +13,10 @@ public final class InitOp extends KeyOp {
     private static final long serialVersionUID = 1L;
 
     private float[] value;
+    /** A resumed key: the checkpoint's updater state for this chunk, update count and round. */
+    private float[] updaterState = new float[0];
+    private long steps;
+    private long round;
 
     /** For Hazelcast's factory. */
     public InitOp() {
@@ -22,6 +26,16 @@ public final class InitOp extends KeyOp {
     public InitOp(String key, int offset, int workers, boolean async, float[] value) {
         super(key, offset, workers, async);
         this.value = value;
+    }
+
+    /** An init of a chunk resumed from a checkpoint: its value, updater state and update count as of {@code round}. */
+    public static InitOp resumed(String key, int offset, int workers, boolean async, float[] value, float[] updaterState,
+                                 long steps, long round) {
+        InitOp op = new InitOp(key, offset, workers, async, value);
+        op.updaterState = updaterState;
+        op.steps = steps;
+        op.round = round;
+        return op;
     }
 
     @Override
@@ -42,6 +56,9 @@ public final class InitOp extends KeyOp {
         }
         state.length = value.length;
         state.value = value;
+        state.updaterState = updaterState;
+        state.steps = steps;
+        state.round = round;
         state.initVersion = 1;
         state.completeRounds();
         return Reply.ok(state.round);
@@ -56,11 +73,17 @@ public final class InitOp extends KeyOp {
     public void writeData(ObjectDataOutput out) throws IOException {
         super.writeData(out);
         out.writeFloatArray(value);
+        out.writeFloatArray(updaterState);
+        out.writeLong(steps);
+        out.writeLong(round);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         super.readData(in);
         value = in.readFloatArray();
+        updaterState = in.readFloatArray();
+        steps = in.readLong();
+        round = in.readLong();
     }
 }

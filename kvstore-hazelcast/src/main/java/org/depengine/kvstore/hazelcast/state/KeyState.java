@@ -50,6 +50,13 @@ public final class KeyState implements IdentifiedDataSerializable {
     String error;
     /** dist_async, per rank: the round of its last push taken in, so a retried call is taken in once. */
     long[] lastPushed;
+    /**
+     * The updater's state for this chunk ({@link Updater#stateFloats()} per element, empty before the
+     * first stateful update) and its update count: changed in the same entry-processor step as
+     * {@link #value}, so the backup and a checkpoint always see both of one step.
+     */
+    float[] updaterState = new float[0];
+    long steps;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -90,7 +97,11 @@ public final class KeyState implements IdentifiedDataSerializable {
             pending.pollFirstEntry();
             if (merged != null) {
                 // A chunk of a split key gets the updater on its own slice: updaters are element-wise.
-                (updater == null ? Updater.assign() : updater).update(key, FloatBuffer.wrap(merged), FloatBuffer.wrap(value));
+                Updater u = updater == null ? Updater.assign() : updater;
+                if (updaterState.length == 0) {
+                    updaterState = new float[u.stateFloats() * value.length];
+                }
+                u.update(key, FloatBuffer.wrap(merged), FloatBuffer.wrap(value), FloatBuffer.wrap(updaterState), ++steps);
             }
             round = first.getKey();
         }
@@ -105,6 +116,20 @@ public final class KeyState implements IdentifiedDataSerializable {
             any |= slots[r] != null;
         }
         return any;
+    }
+
+    /**
+     * Why {@code u} cannot update this chunk: it holds state of another size (resumed from a checkpoint
+     * written with another updater); null if it can.
+     */
+    String stateMismatch(Updater u) {
+        int floats = (u == null ? Updater.assign() : u).stateFloats();
+        if (updaterState.length == 0 || value == null || updaterState.length == floats * value.length) {
+            return null;
+        }
+        return "key '" + key + "' holds " + updaterState.length / value.length + " floats of optimizer state per "
+                + "element (from the checkpoint it resumed from), updater " + u + " keeps " + floats
+                + ": set the updater the checkpoint was written with";
     }
 
     /** Whether every rank is done with {@code period} and no round of it (or before) is pending. */
@@ -167,6 +192,8 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeObject(updater);
         out.writeBoolean(async);
         out.writeLongArray(lastPushed);
+        out.writeFloatArray(updaterState);
+        out.writeLong(steps);
     }
 
     @Override
@@ -194,5 +221,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         updater = in.readObject();
         async = in.readBoolean();
         lastPushed = in.readLongArray();
+        updaterState = in.readFloatArray();
+        steps = in.readLong();
     }
 }

@@ -62,6 +62,10 @@ public final class PushOp extends KeyOp {
         if (state.failure != null && round > state.failedAfter) {
             return Reply.error(state.failure);
         }
+        String mismatch = state.stateMismatch(updater);
+        if (mismatch != null) {
+            return Reply.error(mismatch);
+        }
         if (async && round <= state.lastPushed[rank]) {
             return Reply.ok(state.round); // a retried call: taken in already (each rank's rounds rise)
         }

@@ -15,6 +15,8 @@ public final class ReadOp extends KeyOp implements ReadOnly {
     private static final long serialVersionUID = 1L;
 
     private long round;
+    /** A checkpoint's read: the updater state and update count too. */
+    private boolean withState;
 
     /** For Hazelcast's factory. */
     public ReadOp() {
@@ -26,6 +28,13 @@ public final class ReadOp extends KeyOp implements ReadOnly {
         this.round = round;
     }
 
+    /** A checkpoint's read of the chunk: its value, updater state and update count as of {@code round}. */
+    public static ReadOp withState(String key, int offset, int workers, boolean async, long round) {
+        ReadOp op = new ReadOp(key, offset, workers, async, round);
+        op.withState = true;
+        return op;
+    }
+
     @Override
     Reply apply(KeyState state) {
         if (state.error != null) {
@@ -33,7 +42,8 @@ public final class ReadOp extends KeyOp implements ReadOnly {
         }
         if (state.initialised() && (async || state.round >= round
                 || Rounds.index(round) == 0 && state.periodDone(Rounds.period(round) - 1))) {
-            return Reply.value(state.value.clone(), state.round);
+            return withState ? Reply.snapshot(state.value.clone(), state.updaterState.clone(), state.steps, state.round)
+                    : Reply.value(state.value.clone(), state.round);
         }
         if (state.failure != null && round > state.failedAfter) {
             return Reply.error(state.failure);
@@ -59,11 +69,13 @@ public final class ReadOp extends KeyOp implements ReadOnly {
     public void writeData(ObjectDataOutput out) throws IOException {
         super.writeData(out);
         out.writeLong(round);
+        out.writeBoolean(withState);
     }
 
     @Override
     public void readData(ObjectDataInput in) throws IOException {
         super.readData(in);
         round = in.readLong();
+        withState = in.readBoolean();
     }
 }

@@ -14,6 +14,9 @@ public final class Reply implements IdentifiedDataSerializable {
     private String message;
     private float[] value;
     private long round;
+    /** A read with state: the chunk's updater state and update count. */
+    private float[] state;
+    private long steps;
 
     /** For Hazelcast's factory. */
     public Reply() {
@@ -32,6 +35,13 @@ public final class Reply implements IdentifiedDataSerializable {
 
     static Reply value(float[] value, long round) {
         return new Reply(Status.OK, null, value, round);
+    }
+
+    static Reply snapshot(float[] value, float[] state, long steps, long round) {
+        Reply r = new Reply(Status.OK, null, value, round);
+        r.state = state;
+        r.steps = steps;
+        return r;
     }
 
     static Reply notReady(String why) {
@@ -57,6 +67,16 @@ public final class Reply implements IdentifiedDataSerializable {
         return value;
     }
 
+    /** A read with state: the chunk's updater state (a copy owned by the caller); null otherwise. */
+    public float[] state() {
+        return state;
+    }
+
+    /** A read with state: the chunk's update count. */
+    public long steps() {
+        return steps;
+    }
+
     /** The key's completed rounds (sync) or applied pushes (async) when the reply was made. */
     public long round() {
         return round;
@@ -78,6 +98,8 @@ public final class Reply implements IdentifiedDataSerializable {
         out.writeString(message);
         out.writeFloatArray(value);
         out.writeLong(round);
+        out.writeFloatArray(state);
+        out.writeLong(steps);
     }
 
     @Override
@@ -86,5 +108,7 @@ public final class Reply implements IdentifiedDataSerializable {
         message = in.readString();
         value = in.readFloatArray();
         round = in.readLong();
+        state = in.readFloatArray();
+        steps = in.readLong();
     }
 }
