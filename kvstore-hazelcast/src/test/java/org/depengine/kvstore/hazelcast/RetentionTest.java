@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Nothing is kept after a call completes (pulled arrays, timeout tasks, round slots, listeners): with a
@@ -27,7 +28,9 @@ class RetentionTest {
         run(300, 240);
     }
 
+    // The child has 1,800 s (212 s on a quiet machine); the suite's 5-minute default would cut it short.
     @Test
+    @Timeout(value = 31, unit = TimeUnit.MINUTES)
     void tenThousandRoundsOfAOneMibKeyKeepTheHeapFlat() throws Exception {
         assumeTrue(Boolean.getBoolean("depengine.test.long"), "the long form runs with -Ddepengine.test.long=true");
         run(10_000, 1800);
