@@ -52,12 +52,29 @@ abstract class DistConformance extends KVStoreConformance {
         return MEMBERS;
     }
 
+    /** Keys of more than 2 floats are split: 2 of the no-wait case's 3 keys. */
+    @Override
+    protected int splitFloats() {
+        return 2;
+    }
+
     @Override
     protected List<KVStore> openStores(List<Engine> engines) {
+        return openStores(engines, Map.of());
+    }
+
+    @Override
+    protected List<KVStore> openStores(List<Engine> engines, int splitFloats) {
+        return openStores(engines, Map.of("splitFloats", Integer.toString(splitFloats)));
+    }
+
+    private List<KVStore> openStores(List<Engine> engines, Map<String, String> extra) {
         int n = engines.size();
         String name = type() + "-" + STORES.incrementAndGet();
+        Map<String, String> settings = new java.util.HashMap<>(extra);
+        settings.putAll(Map.of("jobId", name, "numWorkers", Integer.toString(n), "updaterClasses",
+                UPDATERS.get("updaterClasses")));
         return TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), type(),
-                cluster.storeSettings(r, Map.of("jobId", name, "numWorkers", Integer.toString(n),
-                        "updaterClasses", UPDATERS.get("updaterClasses"))), members.get(r)));
+                cluster.storeSettings(r, settings), members.get(r)));
     }
 }

@@ -156,7 +156,7 @@ public final class ShardedTable implements AutoCloseable {
             }
         }, true);
         membershipListener = hz.getCluster().addMembershipListener(new Membership());
-        partitionLostListener = map.addPartitionLostListener((MapPartitionLostListener) e -> cutOff(e.getPartitionId()));
+        partitionLostListener = map.addPartitionLostListener((MapPartitionLostListener) e -> partitionLost(e.getPartitionId()));
         UUID me = hz.getLocalEndpoint().getUuid();
         try {
             refuseAnEarlierJobsState();
@@ -318,7 +318,9 @@ public final class ShardedTable implements AutoCloseable {
 
     /**
      * The value of {@code key} once round {@code round} has completed (round 0: once the init has landed;
-     * {@code dist_async}: pass 0 and get the latest value after the init).
+     * {@code dist_async}: pass 0 and get the latest value after the init, chunk by chunk: each chunk of a
+     * split key as its owner has it when read, so two chunks may hold different pushes of the other
+     * workers; every push of this worker that completed before the pull is in every chunk).
      */
     public CompletableFuture<float[]> pull(String key, long round) {
         return pull(key, round, "round " + Rounds.text(round));
@@ -540,21 +542,26 @@ public final class ShardedTable implements AutoCloseable {
     }
 
     /**
-     * Every copy of a partition of the job's keys was on members that left this worker's cluster at once:
-     * this worker is cut off from them (a network split, or they crashed together), and its side holds
-     * only part of the job's state (the lost partitions come back empty). It fails its waiting reads and
-     * every call to come at once, naming the ranks it lost contact with, instead of waiting for the call
-     * timeout on keys that the others will never push to on this side. The members on the other side of
-     * a split lose no partition (each had a copy among them), and fail the rounds of this worker's rank
-     * from their membership listener.
+     * Every copy of a partition of the job's keys was on members that left this worker's cluster: its
+     * side holds only part of the job's state (the lost partitions come back empty), as when this worker
+     * is cut off from the others (a network split) or several members crashed together. It fails its
+     * waiting reads and every call to come at once, naming the ranks that left, instead of going on with
+     * keys reset to nothing (or waiting for the call timeout on keys the others will never push to on
+     * this side). The members on the other side of a split, which lose no partition (each had a copy
+     * among them), fail the rounds of this worker's rank from their membership listener.
      */
-    private void cutOff(int partition) {
+    private void partitionLost(int partition) {
         if (closedBecause != null) {
             return;
         }
-        String reason = "this worker lost contact with " + lostContact() + " and with every copy of partition " + partition
-                + " of job '" + jobId + "': it is cut off from the other workers (host unreachable, or a network split)"
-                + " and cannot go on";
+        Map<Integer, String> gone = departedRanks();
+        StringBuilder who = new StringBuilder();
+        gone.forEach((r, member) -> who.append(who.length() == 0 ? "" : ", ").append("worker rank ").append(r)
+                .append(" (member ").append(member).append(')'));
+        String reason = (gone.isEmpty() ? "members" : who) + " left the cluster, and with " + (gone.size() == 1 ? "it" : "them")
+                + " every copy of partition " + partition + " of job '" + jobId + "': the job's state on this side is"
+                + " incomplete (is this worker cut off from the others: host unreachable, a network split?) and it cannot"
+                + " go on";
         LOG.error("rank {}: {}", rank, reason);
         closedBecause = reason;
         reads.failAll(reason);
@@ -562,9 +569,9 @@ public final class ShardedTable implements AutoCloseable {
 
     /**
      * The ranks whose members left this worker's cluster, with their addresses; if no event said so yet,
-     * the registered ranks whose members are not in it.
+     * the registered ranks whose members are not in it (with their ids).
      */
-    private String lostContact() {
+    private Map<Integer, String> departedRanks() {
         Map<Integer, String> gone = new TreeMap<>(departed);
         if (gone.isEmpty()) {
             Set<UUID> present = new HashSet<>();
@@ -575,10 +582,7 @@ public final class ShardedTable implements AutoCloseable {
                 }
             });
         }
-        StringBuilder sb = new StringBuilder();
-        gone.forEach((r, who) -> sb.append(sb.length() == 0 ? "" : ", ").append("rank ").append(r).append(" (member ")
-                .append(who).append(')'));
-        return sb.length() == 0 ? "the other members" : sb.toString();
+        return gone;
     }
 
     /**
