@@ -529,10 +529,10 @@ public final class ShardedTable implements AutoCloseable {
                     }
                     LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
                     reportLoss(lost, reason).exceptionally(err -> {
-                                LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
-                                reads.failAll(reason);
-                                return null;
-                            });
+                        LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                        reads.failAll(reason);
+                        return null;
+                    });
                 } catch (RuntimeException err) {
                     LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
                     reads.failAll(reason);
