@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * started with {@code --members} (the three hosts' addresses), its own {@code --rank} and one
  * {@code --job}. With {@code dist_sync} they print the loss curve of one process training on three
  * devices; when one host's worker is killed mid-training, or the host is cut off (its links down), the
- * other two fail within seconds with an error naming the lost rank, long before the call timeout.
+ * other two fail within seconds with an error naming the lost rank, long before the call timeout, and a
+ * cut-off worker fails as soon, naming the ranks it lost contact with.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SeparateHostsTest {
@@ -46,6 +47,8 @@ class SeparateHostsTest {
     private static final long LOSS_SECONDS = 30;
     private static final Pattern SECOND_EPOCH = Pattern.compile("epoch +2/\\d+ ");
     private static final Pattern LOST_RANK = Pattern.compile("\\brank " + (HOSTS - 1) + "\\b");
+    /** What the cut-off worker's error names: the ranks on the other side. */
+    private static final Pattern CUT_OFF_FROM = Pattern.compile("\\brank [01]\\b");
 
     private static HostNamespaces hosts;
 
@@ -124,6 +127,8 @@ class SeparateHostsTest {
             for (int r = 0; r < HOSTS - 1; r++) {
                 assertFailsNaming(w, r, LOST_RANK, "rank " + (HOSTS - 1) + ", cut off");
             }
+            // The cut-off worker's side of the split holds only part of the keys: it fails too, naming the others.
+            assertFailsNaming(w, HOSTS - 1, CUT_OFF_FROM, "contact with ranks 0 and 1 (its own host cut off)");
         } finally {
             hosts.removeAll(); // the next test gets hosts with every link up
             hosts = null;
@@ -138,8 +143,8 @@ class SeparateHostsTest {
 
     /**
      * Starts the three workers on 30 epochs and, once rank 0 has printed its second, inflicts {@code loss}
-     * on the last rank. (A worker pushes every epoch's ops up front, and after a loss each op still queued
-     * fails on a call of its own, so the time to fail grows with the epochs left: 30 keeps it to seconds.)
+     * on the last rank. (A worker pushes every epoch's ops up front; once it knows a rank is lost, those
+     * still queued fail without calls of their own.)
      */
     private Workers startTrainingAndLose(Loss loss) throws Exception {
         Workers w = startWorkers(List.of("-Ddepengine.kvstore.timeoutMs=" + CALL_TIMEOUT_MS), "--epochs", "30");
@@ -158,11 +163,11 @@ class SeparateHostsTest {
                     + "\n" + output(w, r));
         }
         String text = output(w, r);
-        System.out.printf(Locale.ROOT, "rank %d exited with status %d %.1f s after the loss of %s%n", r, p.exitValue(),
-                (System.nanoTime() - w.lostAt) / 1e9, what);
+        String error = text.lines().filter(l -> l.startsWith("MultiDeviceTraining: ")).reduce((a, b) -> b).orElse("");
+        System.out.printf(Locale.ROOT, "rank %d exited with status %d %.1f s after the loss of %s: %s%n", r, p.exitValue(),
+                (System.nanoTime() - w.lostAt) / 1e9, what, error);
         assertNotEquals(0, p.exitValue(), "rank " + r + " exited normally after the loss of " + what + "\n" + text);
         assertFalse(text.contains("final accuracy"), text);
-        String error = text.lines().filter(l -> l.startsWith("MultiDeviceTraining: ")).reduce((a, b) -> b).orElse("");
         assertTrue(naming.matcher(error).find(), "rank " + r + "'s error does not name " + what + ": '" + error + "'\n"
                 + text);
     }

@@ -210,7 +210,9 @@ public interface KVStore extends AutoCloseable {
      * ends an {@link #endOfData()} period: this worker may push again.
      *
      * @throws IllegalStateException if the store is closed
-     * @throws KVStoreException if a worker is lost or the barrier times out (naming the ranks missing)
+     * @throws KVStoreException if a worker is lost or the barrier times out (naming the ranks missing), or
+     *     at once if a worker has closed its store before reaching this barrier (a barrier needs every
+     *     worker, and one that closed will never come)
      */
     void barrier();
 

@@ -73,6 +73,15 @@ public abstract class KVStoreConformance extends EngineTestBase {
      */
     protected abstract List<KVStore> openStores(List<Engine> engines, Map<String, String> settings);
 
+    /**
+     * The chunk size the no-wait case opens its stores with (as setting {@code splitFloats}), small enough
+     * that some of its keys are split; 0 (the default) where the store keeps every key whole and is given
+     * no such setting.
+     */
+    protected int splitFloats() {
+        return 0;
+    }
+
     /** The most workers the store supports in one test; 1 for {@code local}. */
     protected int maxWorkers() {
         return 1;
@@ -1039,7 +1048,10 @@ public abstract class KVStoreConformance extends EngineTestBase {
      * Random programs of {@code init}, {@code push}, {@code pull}, {@code pushPull}, {@code endOfData} and
      * {@code barrier} calls on as many workers as the store has (up to 3), each worker's calls made on a
      * thread of its own with no wait at all, give the values of a serial model ({@link NoWaitProgram}):
-     * every call decides its round when it is made. Two seeds here, 25 with
+     * every call decides its round when it is made. Keys are split where the store splits them
+     * ({@link #splitFloats()}). A {@code dist_async} pull is checked chunk by chunk: each chunk of a split
+     * key is a value the model allows, but the chunks may hold different prefixes of the other workers'
+     * pushes (no snapshot across chunks, as none across keys). Two seeds here, 25 with
      * {@code -Ddepengine.test.long=true}.
      */
     @Test
@@ -1053,7 +1065,8 @@ public abstract class KVStoreConformance extends EngineTestBase {
     private void runWithNoWaits(long seed) {
         int workers = Math.min(3, maxWorkers());
         NoWaitProgram program = NoWaitProgram.generate(seed, workers, synchronousRounds());
-        List<KVStore> stores = openWorkers(workers);
+        List<KVStore> stores = openWorkers(workers,
+                splitFloats() == 0 ? Map.of() : Map.of("splitFloats", Integer.toString(splitFloats())));
         int keys = NoWaitProgram.LENGTHS.length;
         DeviceArray[][] values = new DeviceArray[workers][keys];
         DeviceArray[][] outs = new DeviceArray[workers][keys];
@@ -1105,9 +1118,15 @@ public abstract class KVStoreConformance extends EngineTestBase {
             assertEquals(expected.size(), pulled.get(w).size(), "pulls of rank " + w);
             for (int i = 0; i < expected.size(); i++) {
                 float[] got = pulled.get(w).get(i).get();
-                assertTrue(expected.get(i).stream().anyMatch(e -> Arrays.equals(e, got)),
-                        "seed " + seed + ", rank " + w + ", pull " + i + " gave " + Arrays.toString(got)
-                                + "; the model allows " + describe(expected.get(i)));
+                int chunk = synchronousRounds() || splitFloats() == 0 ? got.length : splitFloats();
+                for (int from = 0; from < got.length; from += chunk) {
+                    int f = from;
+                    int to = Math.min(got.length, from + chunk);
+                    assertTrue(expected.get(i).stream().anyMatch(e -> Arrays.equals(e, f, to, got, f, to)),
+                            "seed " + seed + ", rank " + w + ", pull " + i + " gave " + Arrays.toString(got)
+                                    + (chunk < got.length ? " (floats " + f + ".." + (to - 1) + " checked)" : "")
+                                    + "; the model allows " + describe(expected.get(i)));
+                }
             }
         }
         // Every push has landed once each worker's ops are done (dist_async: a barrier is no fence).

@@ -20,7 +20,14 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * Opening a store whose maps hold an earlier job's state (no rank in them held by a live worker) throws
  * a {@link KVStoreException} asking for a new job id; a worker that closes its store normally ends its
  * part in every later round (they complete without it) and is not reported as lost, and the job's last
- * worker to close destroys its maps, in client mode too.
+ * worker to close destroys its maps, in client mode too. A barrier needs every worker: one that closed
+ * fails the barriers it did not reach on the others, at once.
+ *
+ * <p>Liveness: a worker that leaves without closing its store is reported lost (by the others'
+ * membership listeners, or for a client by the members), and the rounds it can no longer complete
+ * fail, naming it; once a worker knows of a loss, its later {@code dist_sync} calls of such rounds fail
+ * at once, without a network call. A worker cut off from the others with part of the job's keys fails
+ * its own calls, naming the ranks it lost contact with.
  *
  * <p>Settings read (under {@code depengine.kvstore.}): {@code members}, {@code rank}, {@code numWorkers},
  * {@code timeoutMs}, {@code mode}, {@code clusterName}, {@code port}, {@code splitFloats},
@@ -29,7 +36,11 @@ import org.depengine.kvstore.spi.KVStoreProvider;
 public final class HazelcastKVStoreProvider implements KVStoreProvider {
     /** Rounds: each key's update waits for every worker's push. */
     public static final String DIST_SYNC = "dist_sync";
-    /** Each push is applied as it arrives. */
+    /**
+     * Each push is applied as it arrives. A pull sees every push this worker made before it, and of the
+     * others' pushes whatever each chunk's owner has applied when it is read: a split key's chunks may
+     * hold different sets (no snapshot across a key's chunks, as none across keys).
+     */
     public static final String DIST_ASYNC = "dist_async";
 
     /** For {@link java.util.ServiceLoader}. */

@@ -53,6 +53,12 @@ abstract class DistConformance extends KVStoreConformance {
         return MEMBERS;
     }
 
+    /** Keys of more than 2 floats are split: 2 of the no-wait case's 3 keys. */
+    @Override
+    protected int splitFloats() {
+        return 2;
+    }
+
     @Override
     protected List<KVStore> openStores(List<Engine> engines, Map<String, String> settings) {
         int n = engines.size();

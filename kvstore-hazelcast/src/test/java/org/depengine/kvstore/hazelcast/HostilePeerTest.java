@@ -1,11 +1,15 @@
 package org.depengine.kvstore.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.FloatBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -17,6 +21,7 @@ import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+import org.depengine.kvstore.hazelcast.state.RefusedUpdaters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -54,6 +59,9 @@ class HostilePeerTest {
         }
         // a worker that registered the class while the owner did not: the owner refuses, the push fails
         List<HazelcastInstance> owners = cluster.startMembers(2, Map.of());
+        PrintStream err = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8)); // where slf4j-simple, this module's test binding, logs
         try {
             CompletionException e = assertThrows(CompletionException.class,
                     () -> pushNegatedToTheOtherMember(cluster, owners, Map.of()));
@@ -61,8 +69,15 @@ class HostilePeerTest {
             assertTrue(e.getCause().getMessage().contains("refused"), e.getCause().getMessage());
             assertNamesClassAndSetting(e.getCause().getMessage());
         } finally {
+            System.setErr(err);
             owners.forEach(HazelcastInstance::shutdown);
         }
+        // and the owner says so in its own log, once
+        List<String> ownerSays = log.toString(StandardCharsets.UTF_8).lines()
+                .filter(l -> l.contains("WARN " + RefusedUpdaters.class.getName())).toList();
+        assertEquals(1, ownerSays.size(), log.toString(StandardCharsets.UTF_8));
+        assertTrue(ownerSays.get(0).contains("this member refused"), ownerSays.get(0));
+        assertNamesClassAndSetting(ownerSays.get(0));
     }
 
     @Test

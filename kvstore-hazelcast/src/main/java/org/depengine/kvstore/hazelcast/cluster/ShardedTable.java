@@ -6,6 +6,7 @@ import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
+import com.hazelcast.map.listener.MapPartitionLostListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.depengine.kvstore.Checkpoint;
+import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.state.InitOp;
@@ -96,11 +98,23 @@ public final class ShardedTable implements AutoCloseable {
     private final UUID mapListener;
     private final UUID ranksListener;
     private final UUID membershipListener;
+    private final UUID partitionLostListener;
     private final String jobId;
     private final String clusterName;
     /** This worker's registration in {@link #ranks}, once made: what a normal close removes. */
     private volatile String registeredAs;
     private final AtomicBoolean closing = new AtomicBoolean();
+    /** The ranks whose members this worker saw leave its cluster, closed or not: rank → the member's address. */
+    private final Map<Integer, String> departed = new ConcurrentHashMap<>();
+    /** The ranks this worker saw leave the cluster without closing their store: rank → why. */
+    private final Map<Integer, String> lostRanks = new ConcurrentHashMap<>();
+    /**
+     * {@code dist_sync}, once a rank is lost: per chunk, its owner's answer to the loss (the last round
+     * that can still complete, and why no later one can). A call of a later round fails at once instead
+     * of calling the owner: after a loss, each of a worker's queued ops would otherwise make its own
+     * call just to learn it.
+     */
+    private final Map<String, CompletableFuture<Reply>> lossLimits = new ConcurrentHashMap<>();
     private volatile String closedBecause;
     /** The period of the checkpoint the job resumed from (rank 0's, learned by every rank at open), or -1. */
     private int resumedPeriod = -1;
@@ -160,6 +174,7 @@ public final class ShardedTable implements AutoCloseable {
             }
         }, true);
         membershipListener = hz.getCluster().addMembershipListener(new Membership());
+        partitionLostListener = map.addPartitionLostListener((MapPartitionLostListener) e -> partitionLost(e.getPartitionId()));
         UUID me = hz.getLocalEndpoint().getUuid();
         try {
             refuseAnEarlierJobsState(resumePeriod != null);
@@ -409,8 +424,8 @@ public final class ShardedTable implements AutoCloseable {
         int len = requireLength(key, value.length, "push");
         String what = "push " + label;
         List<CompletableFuture<?>> parts = new ArrayList<>();
-        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(call(chunkKey,
-                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what)));
+        forEachChunk(key, len, (chunkKey, off, n) -> parts.add(unlessLost(chunkKey, round, key, what, () -> call(chunkKey,
+                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what))));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
@@ -425,7 +440,9 @@ public final class ShardedTable implements AutoCloseable {
 
     /**
      * The value of {@code key} once round {@code round} has completed (round 0: once the init has landed;
-     * {@code dist_async}: pass 0 and get the latest value after the init).
+     * {@code dist_async}: pass 0 and get the latest value after the init, chunk by chunk: each chunk of a
+     * split key as its owner has it when read, so two chunks may hold different pushes of the other
+     * workers; every push of this worker that completed before the pull is in every chunk).
      */
     public CompletableFuture<float[]> pull(String key, long round) {
         return pull(key, round, "round " + Rounds.text(round));
@@ -454,7 +471,10 @@ public final class ShardedTable implements AutoCloseable {
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> {
-            parts.add(reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)
+            // A read of a period's round 0 may be ready without the lost rank (it may have ended the period before).
+            long needs = Rounds.index(round) == 0 ? 0 : round;
+            parts.add(unlessLost(chunkKey, needs, key, what,
+                    () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout))
                     .thenAccept(reply -> {
                         System.arraycopy(reply.value(), 0, out, off, n);
                         rounds[off / chunkFloats] = reply.round();
@@ -495,16 +515,68 @@ public final class ShardedTable implements AutoCloseable {
 
     /** Runs {@code op} on every chunk this worker knows, one call per key (each retried by Hazelcast on the key's current owner). */
     private CompletableFuture<Void> onAllKeys(KeyOp op, String what, boolean withBarrier) {
+        List<CompletableFuture<?>> parts = new ArrayList<>();
+        for (String k : chunkKeys(withBarrier)) {
+            parts.add(call(k, op, null, what));
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    private Set<String> chunkKeys(boolean withBarrier) {
         Set<String> keys = new HashSet<>();
         lengths.forEach((key, len) -> forEachChunk(key, len, (chunkKey, off, n) -> keys.add(chunkKey)));
         if (!withBarrier) {
             keys.remove(BARRIER);
         }
+        return keys;
+    }
+
+    /**
+     * Tells every key's owner (the barrier's included) that rank {@code lost} left without closing its
+     * store, and keeps each owner's answer ({@link #lossLimits}).
+     */
+    private CompletableFuture<Void> reportLoss(int lost, String reason) {
+        lostRanks.put(lost, reason);
         List<CompletableFuture<?>> parts = new ArrayList<>();
-        for (String k : keys) {
-            parts.add(call(k, op, null, what));
+        for (String k : chunkKeys(true)) {
+            CompletableFuture<Reply> answer = call(k, RankOp.lost(workers, async, lost, reason), null, "report of lost rank " + lost);
+            lossLimits.put(k, answer);
+            parts.add(answer);
         }
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * {@code dist_sync}, once a rank is known lost: runs {@code call}, which needs round {@code round} of
+     * {@code chunkKey} to complete (0: needs no round), unless that round can no longer complete; then
+     * fails it at once, naming the lost rank and why. The chunk's owner is asked once (a loss report of
+     * each lost rank; its answer is kept) for the chunks not reported to when the loss was seen.
+     */
+    private <T> CompletableFuture<T> unlessLost(String chunkKey, long round, String key, String what,
+            Supplier<CompletableFuture<T>> call) {
+        if (round == 0 || asyncFor(key) || lostRanks.isEmpty()) {
+            return call.get();
+        }
+        CompletableFuture<Reply> limit = lossLimits.computeIfAbsent(chunkKey, k -> {
+            List<CompletableFuture<Reply>> answers = new ArrayList<>();
+            lostRanks.forEach((lost, why) -> answers.add(call(k, RankOp.lost(workers, false, lost, why), null,
+                    "report of lost rank " + lost)));
+            return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+                    .thenApply(v -> answers.get(answers.size() - 1).join());
+        });
+        return limit.handle((answer, err) -> {
+            if (err != null) {
+                lossLimits.remove(chunkKey, limit); // asked again by the next call; this one asks the owner itself
+                return null;
+            }
+            return answer;
+        }).thenCompose(answer -> {
+            if (answer != null && answer.message() != null && round > answer.round()) {
+                return CompletableFuture.failedFuture(failure(key, what, answer.message() + "; no round of this key after "
+                        + Rounds.text(answer.round()) + " can complete (failed without calling the key's owner)", null));
+            }
+            return call.get();
+        });
     }
 
     /** Barriers are sync rounds in either mode. */
@@ -568,6 +640,7 @@ public final class ShardedTable implements AutoCloseable {
             if (lost == null || closedBecause != null) {
                 return;
             }
+            departed.put(lost, m.getAddress().toString());
             String reason = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
             // Off Hazelcast's event thread: the calls below go to the keys' owners.
             timer.execute(() -> {
@@ -577,18 +650,61 @@ public final class ShardedTable implements AutoCloseable {
                         return;
                     }
                     LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
-                    onAllKeys(RankOp.lost(workers, async, lost, reason), "report of lost rank " + lost, true)
-                            .exceptionally(err -> {
-                                LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
-                                reads.failAll(reason);
-                                return null;
-                            });
+                    reportLoss(lost, reason).exceptionally(err -> {
+                        LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                        reads.failAll(reason);
+                        return null;
+                    });
                 } catch (RuntimeException err) {
                     LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
                     reads.failAll(reason);
                 }
             });
         }
+    }
+
+    /**
+     * Every copy of a partition of the job's keys was on members that left this worker's cluster: its
+     * side holds only part of the job's state (the lost partitions come back empty), as when this worker
+     * is cut off from the others (a network split) or several members crashed together. It fails its
+     * waiting reads and every call to come at once, naming the ranks that left, instead of going on with
+     * keys reset to nothing (or waiting for the call timeout on keys the others will never push to on
+     * this side). The members on the other side of a split, which lose no partition (each had a copy
+     * among them), fail the rounds of this worker's rank from their membership listener.
+     */
+    private void partitionLost(int partition) {
+        if (closedBecause != null) {
+            return;
+        }
+        Map<Integer, String> gone = departedRanks();
+        StringBuilder who = new StringBuilder();
+        gone.forEach((r, member) -> who.append(who.length() == 0 ? "" : ", ").append("worker rank ").append(r)
+                .append(" (member ").append(member).append(')'));
+        String reason = (gone.isEmpty() ? "members" : who) + " left the cluster, and with " + (gone.size() == 1 ? "it" : "them")
+                + " every copy of partition " + partition + " of job '" + jobId + "': the job's state on this side is"
+                + " incomplete (is this worker cut off from the others: host unreachable, a network split?) and it cannot"
+                + " go on";
+        LOG.error("rank {}: {}", rank, reason);
+        closedBecause = reason;
+        reads.failAll(reason);
+    }
+
+    /**
+     * The ranks whose members left this worker's cluster, with their addresses; if no event said so yet,
+     * the registered ranks whose members are not in it (with their ids).
+     */
+    private Map<Integer, String> departedRanks() {
+        Map<Integer, String> gone = new TreeMap<>(departed);
+        if (gone.isEmpty()) {
+            Set<UUID> present = new HashSet<>();
+            hz.getCluster().getMembers().forEach(m -> present.add(m.getUuid()));
+            rankOfMember.forEach((id, r) -> {
+                if (!present.contains(id)) {
+                    gone.put(r, id.toString());
+                }
+            });
+        }
+        return gone;
     }
 
     /**
@@ -618,6 +734,7 @@ public final class ShardedTable implements AutoCloseable {
             map.removeEntryListener(mapListener);
             ranks.removeEntryListener(ranksListener);
             hz.getCluster().removeMembershipListener(membershipListener);
+            map.removePartitionLostListener(partitionLostListener);
         } catch (RuntimeException e) {
             LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
         }
@@ -626,6 +743,9 @@ public final class ShardedTable implements AutoCloseable {
 
     /** A normal close's part in the cluster: end this rank's rounds to come, mark the rank closed, destroy the maps if last. */
     private Void leave() throws Exception {
+        // Barriers wait for every rank, in either mode: the ones to come fail at once on the others.
+        call(BARRIER, RankOp.lost(workers, false, rank, "rank " + rank + " closed its store normally; a barrier needs all "
+                + workers + " workers"), null, "close").get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!async) {
             onAllKeys(RankOp.endOfData(workers, false, rank, Integer.MAX_VALUE), "end of data at close", false)
                     .get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -4,10 +4,8 @@ import com.hazelcast.config.ClassFilter;
 import com.hazelcast.config.JavaSerializationFilterConfig;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.hazelcast.state.RefusedUpdaters;
 
 /**
  * The updater classes a key's owner accepts. Updaters reach the owner by Java deserialization, which
@@ -21,13 +19,11 @@ import org.depengine.kvstore.Updater;
 public final class UpdaterClasses {
     /** The setting's short name: comma-separated class names. */
     public static final String SETTING = "updaterClasses";
-    private static final String PROPERTY = KVStore.PROPERTY_PREFIX + SETTING;
+    private static final String PROPERTY = RefusedUpdaters.PROPERTY;
     /** The built-in updaters' classes, always accepted. */
     static final List<String> BUILT_INS = List.of(Updater.Assign.class.getName(), Updater.Sum.class.getName(),
             Updater.Sgd.class.getName(), Updater.Stateful.class.getName(), Updater.MomentumSgd.class.getName(),
             Updater.Adam.class.getName());
-    /** What Hazelcast's filter says of a class it refuses. */
-    private static final Pattern REFUSED = Pattern.compile("Resolving class (\\S+?) is not allowed");
 
     private UpdaterClasses() {
     }
@@ -74,7 +70,7 @@ public final class UpdaterClasses {
     public static void check(Updater updater, List<String> registered) {
         String name = updater.getClass().getName();
         if (!BUILT_INS.contains(name) && !registered.contains(name)) {
-            throw new IllegalArgumentException(refusedText(name));
+            throw new IllegalArgumentException(RefusedUpdaters.text(name));
         }
     }
 
@@ -82,18 +78,7 @@ public final class UpdaterClasses {
      * The refusal of a foreign class, if Hazelcast's filter refused one on the way to {@code err}; else null.
      */
     static String refusal(Throwable err) {
-        for (Throwable t = err; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            Matcher m = t.getMessage() == null ? null : REFUSED.matcher(t.getMessage());
-            if (m != null && m.find()) {
-                return "the key's owner refused to deserialize " + refusedText(m.group(1));
-            }
-        }
-        return null;
-    }
-
-    private static String refusedText(String className) {
-        return "updater class " + className + ": a key's owner deserializes only the built-in updaters and the "
-                + "classes registered in " + PROPERTY + "; add " + className + " (and the classes of its fields) to "
-                + PROPERTY + " on every worker and cluster member (a named class, not a lambda)";
+        String refused = RefusedUpdaters.refusedClass(err);
+        return refused == null ? null : "the key's owner refused to deserialize " + RefusedUpdaters.text(refused);
     }
 }

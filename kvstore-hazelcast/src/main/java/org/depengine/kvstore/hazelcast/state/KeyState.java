@@ -218,7 +218,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         failure = in.readString();
         failedAfter = in.readLong();
         error = in.readString();
-        updater = in.readObject();
+        updater = RefusedUpdaters.read(in, "the state of key '" + key + "', copied to this member");
         async = in.readBoolean();
         lastPushed = in.readLongArray();
         updaterState = in.readFloatArray();

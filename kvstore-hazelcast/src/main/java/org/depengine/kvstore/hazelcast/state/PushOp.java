@@ -103,6 +103,6 @@ public final class PushOp extends KeyOp {
         rank = in.readInt();
         round = in.readLong();
         value = in.readFloatArray();
-        updater = in.readObject();
+        updater = RefusedUpdaters.read(in, "a push of key '" + key + "' by rank " + rank);
     }
 }

@@ -7,7 +7,8 @@ import java.io.IOException;
 /**
  * A change in a rank's participation, for every key: its end of data (the rounds go on without it) or
  * its loss (the rounds it has not contributed to can never complete; pulls of them fail with
- * {@code reason}).
+ * {@code reason}). The answer to a loss says up to which round the key can still complete, and why no
+ * later round can ({@link Reply#failedAfter}), so that a worker fails its later calls without making them.
  */
 public final class RankOp extends KeyOp {
     /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
@@ -54,7 +55,8 @@ public final class RankOp extends KeyOp {
             state.failure = lostReason;
         }
         state.completeRounds();
-        return Reply.ok(state.round);
+        return lostReason != null && state.failure != null ? Reply.failedAfter(state.failedAfter, state.failure)
+                : Reply.ok(state.round);
     }
 
     @Override

@@ -52,12 +52,20 @@ public final class Reply implements IdentifiedDataSerializable {
         return new Reply(Status.ERROR, message, null, 0);
     }
 
+    /** The answer to a lost rank's report: rounds after {@code lastRound} cannot complete, because {@code why}. */
+    static Reply failedAfter(long lastRound, String why) {
+        return new Reply(Status.OK, why, null, lastRound);
+    }
+
     /** OK, NOT_READY or ERROR. */
     public Status status() {
         return status;
     }
 
-    /** The error, or (not ready) what is still missing; null when OK. */
+    /**
+     * The error, or (not ready) what is still missing, or (the answer to a lost rank's report) why the
+     * rounds after {@link #round()} cannot complete; null otherwise.
+     */
     public String message() {
         return message;
     }
@@ -77,7 +85,10 @@ public final class Reply implements IdentifiedDataSerializable {
         return steps;
     }
 
-    /** The key's completed rounds (sync) or applied pushes (async) when the reply was made. */
+    /**
+     * The key's completed rounds (sync) or applied pushes (async) when the reply was made; in the answer
+     * to a lost rank's report with a message, the last round that can still complete.
+     */
     public long round() {
         return round;
     }
