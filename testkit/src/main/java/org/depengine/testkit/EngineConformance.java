@@ -9,7 +9,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Every conformance suite, on one engine, over the cross product of its {@link Configuration}s: an
  * engine module extends this once, naming its base {@link #setup()} (CPU ops, no listener), and JUnit
  * runs each suite as a {@link Nested} class of a nested configuration class of that one test class
- * (the reports name a test {@code NaiveConformanceTest$AsyncDeviceListened$Ordering.…}).
+ * (a failure's message starts with the configuration in words, {@link EngineSetup#label()}).
  *
  * <p>A configuration that does not {@link EngineSetup#applies apply} to the engine is disabled with
  * the reason, and so is a suite that cannot apply to a setup ({@link ThreadedConformance} on an engine

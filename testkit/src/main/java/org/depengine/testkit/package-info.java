@@ -20,10 +20,11 @@
  * asynchronous stand-in device ({@link org.depengine.testkit.AsyncStandInDevices}, with device-side waits),
  * release at launch on and off ({@code depengine.device.releaseAtLaunch}, for an engine that reads it:
  * {@link org.depengine.testkit.EngineSetup#withReleaseAtLaunchSetting(int)}), and a checking listener attached
- * or not. JUnit runs each suite as a {@code @Nested} class of a configuration class, so the reports name a
- * failing test by engine module, configuration, suite and test:
- * {@code PooledConformanceTest$AsyncDeviceListened$Ordering.writesToOneVariableRunInPushOrder}, and the failure
- * message starts with the setup in words ({@link org.depengine.testkit.EngineSetup#label()}). The short form
+ * or not. JUnit runs each suite as a {@code @Nested} class of a configuration class; Maven's log names a
+ * failing test by engine module and test ({@code PooledConformanceTest.writesToOneVariableRunInPushOrder}), and
+ * the failure message starts with the setup in words ({@link org.depengine.testkit.EngineSetup#label()}), e.g.
+ * {@code pooled, ops on [testkit_async:0, cpu:0], async device ops released when done (the engine has no release
+ * at launch), listener attached: ...}. The short form
  * (the default) runs a deterministic sample of the product, the long form ({@code -Ddepengine.test.long=true})
  * all of it. After each test {@link org.depengine.testkit.EngineTestBase} checks that nothing is pending, that
  * the diagnostics show no op or waiter, that no engine thread outlived the close and that the listener protocol
