@@ -25,8 +25,9 @@ import org.junit.platform.commons.support.ReflectionSupport;
  * runs in {@link Configuration#CPU}, plus, on each engine, one other configuration per value of
  * {@value EngineSetup#RELEASE_AT_LAUNCH} the engine has (one on an engine without the setting, two on
  * one with it), rotated over the suites and offset by engine. So every configuration runs some suites
- * on every engine, and on the three engines of this project every suite runs with async device ops,
- * with a listener, and (on {@code perdevice}) with release at launch off.
+ * on every engine; on the three engines of this project each suite runs in each of the three other
+ * configurations with release at launch on (one per engine), and on {@code perdevice} in one of the two
+ * with it off, alternating from suite to suite.
  */
 final class CrossedConfigurations implements ExecutionCondition {
     /** The system property asking for the long form. */
