@@ -13,9 +13,9 @@ module org.depengine.testkit {
 
     exports org.depengine.testkit;
 
-    // Stand-in devices for the device errors of MisuseConformance and MisbehavingDeviceConformance (also in META-INF/services, for
-    // class-path runs).
+    // Stand-in devices for the device errors of MisuseConformance and MisbehavingDeviceConformance, and the asynchronous
+    // device the suites run on in EngineSetup.Ops.ASYNC_DEVICE (also in META-INF/services, for class-path runs).
     provides org.depengine.api.device.DeviceProvider
             with org.depengine.testkit.TestDeviceProviders.Unavailable, org.depengine.testkit.TestDeviceProviders.Empty,
-                    org.depengine.testkit.MisbehavingDevices;
+                    org.depengine.testkit.MisbehavingDevices, org.depengine.testkit.AsyncStandInDevices;
 }

@@ -156,7 +156,7 @@ public abstract class CompletionConformance extends EngineTestBase {
     void theBuilderPushesANamedOpInPushOrder() {
         VarHandle h = engine.newVariable("h");
         StringBuilder order = new StringBuilder();
-        engine.op("fc1 forward").writes(h).on(Context.cpu()).priority(2).run(ctx -> order.append('a'));
+        engine.op("fc1 forward").writes(h).on(opContext()).priority(2).run(ctx -> order.append('a'));
         engine.op("fc1 backward").reads(List.of()).writes(List.of(h)).property(FnProperty.NORMAL)
                 .runAsync((ctx, done) -> {
                     order.append('b');

@@ -55,7 +55,7 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
     @Test
     public void anIdleEngineHasNothingPending() {
         VarHandle v = engine.newVariable("v");
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(v));
+        engine.pushSync(ctx -> { }, opContext(), List.of(), List.of(v));
         engine.waitForAll(BOUND);
         EngineDiagnostics d = engine.diagnostics();
         assertEquals(0, d.pendingOps(), d.report());
@@ -70,7 +70,7 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
         VarHandle x = engine.newVariable("x");
         VarHandle y = engine.newVariable("y");
         Held holder = pushHeld(List.of(), List.of(x), "holder");
-        Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, Context.cpu(), List.of(x), List.of(y),
+        Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, opContext(), List.of(x), List.of(y),
                 FnProperty.NORMAL, 0, "blocked"));
         pusher.start();
         // Until the pusher has also registered the op on x: it is listed from the start of its push.
@@ -83,7 +83,7 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
         assertEquals(OpState.AWAITING_CALLBACK, h.state(), d.report());
         assertTrue(h.inFlightFor() != null && !h.inFlightFor().isNegative(), d.report());
         assertTrue(d.pendingOps() >= 2, d.report());
-        assertTrue(d.report().contains("op 'blocked' #" + blocked.id() + " on cpu:0: WAITING"), d.report());
+        assertTrue(d.report().contains("op 'blocked' #" + blocked.id() + " on " + opContext() + ": WAITING"), d.report());
         assertTrue(d.report().contains("nothing has called complete() or fail() yet"), d.report());
         holder.complete();
         pusher.join(BOUND.toMillis());
@@ -95,7 +95,7 @@ public abstract class DiagnosticsConformance extends EngineTestBase {
     public void aRunningReaderIsNamedAsTheHolderOfAWrite() throws Exception {
         VarHandle x = engine.newVariable("x");
         Held reader = pushHeld(List.of(x), List.of(), "reader");
-        Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(x),
+        Thread pusher = new Thread(() -> engine.pushSync(ctx -> { }, opContext(), List.of(), List.of(x),
                 FnProperty.NORMAL, 0, "writer"));
         pusher.start();
         // Until the pusher has also registered the op on x: it is listed from the start of its push.

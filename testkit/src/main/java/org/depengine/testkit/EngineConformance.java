@@ -1,60 +1,115 @@
 package org.depengine.testkit;
 
+import org.depengine.testkit.EngineSetup.Configuration;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every conformance suite, on one engine: an engine module extends this once, naming its
- * {@link #setup()}, and JUnit runs each suite as a {@link Nested} class of that one test class (the
- * Surefire report lists the tests under {@code NaiveConformanceTest}, each with its suite's class).
- * Engines with worker threads extend {@link ThreadedEngineConformance}, which adds the
- * {@link ThreadedConformance} rules.
+ * Every conformance suite, on one engine, over the cross product of its {@link Configuration}s: an
+ * engine module extends this once, naming its base {@link #setup()} (CPU ops, no listener), and JUnit
+ * runs each suite as a {@link Nested} class of a nested configuration class of that one test class
+ * (a failure's message starts with the configuration in words, {@link EngineSetup#label()}).
  *
- * <p>A new suite is one line here: a nested class extending it, with no body. Its tests find the
- * engine through {@link EngineUnderTest}, which hands each nested suite this class's setup before the
- * suite creates its engine.
+ * <p>A configuration that does not {@link EngineSetup#applies apply} to the engine is disabled with
+ * the reason, and so is a suite that cannot apply to a setup ({@link ThreadedConformance} on an engine
+ * with no threads of its own). The short form (the default) runs a deterministic sample of the rest,
+ * the long form ({@code -Ddepengine.test.long=true}) all of it: see {@link CrossedConfigurations}.
+ *
+ * <p>A new suite is one line in {@link Configured}: a nested class extending it, with no body. Its
+ * tests find the engine through {@link EngineUnderTest}, which hands each nested suite the setup of its
+ * configuration before the suite creates its engine.
  */
 public abstract class EngineConformance implements EngineUnderTest {
+    /** The engine's base setup, in {@link Configuration#CPU}; called once per test, so return a constant. */
     @Override
     public abstract EngineSetup setup();
 
-    // One line a suite; the class name is the suite's name in the test report.
+    @Nested
+    @InConfiguration(Configuration.CPU)
+    @DisplayName("CPU ops")
+    class Cpu extends Configured { }
 
     @Nested
-    class Ordering extends OrderingConformance { }
+    @InConfiguration(Configuration.CPU_LISTENED)
+    @DisplayName("CPU ops, listener attached")
+    class CpuListened extends Configured { }
 
     @Nested
-    class Concurrency extends ConcurrencyConformance { }
+    @InConfiguration(Configuration.ASYNC_DEVICE)
+    @DisplayName("async device ops")
+    class AsyncDevice extends Configured { }
 
     @Nested
-    class Failure extends FailureConformance { }
+    @InConfiguration(Configuration.ASYNC_DEVICE_LISTENED)
+    @DisplayName("async device ops, listener attached")
+    class AsyncDeviceListened extends Configured { }
 
     @Nested
-    class FaultInjection extends FaultInjectionConformance { }
+    @InConfiguration(Configuration.ASYNC_DEVICE_RELEASED_WHEN_DONE)
+    @DisplayName("async device ops released when done")
+    class AsyncDeviceReleasedWhenDone extends Configured { }
 
     @Nested
-    class Lifecycle extends LifecycleConformance { }
+    @InConfiguration(Configuration.ASYNC_DEVICE_RELEASED_WHEN_DONE_LISTENED)
+    @DisplayName("async device ops released when done, listener attached")
+    class AsyncDeviceReleasedWhenDoneListened extends Configured { }
 
-    @Nested
-    class Misuse extends MisuseConformance { }
+    /**
+     * The suites, in the configuration named by the subclass's {@link InConfiguration}. One line a
+     * suite; the class name is the suite's name in the test report.
+     */
+    @ExtendWith(CrossedConfigurations.class)
+    abstract class Configured implements EngineUnderTest {
+        @Override
+        public EngineSetup setup() {
+            return EngineConformance.this.setup().in(CrossedConfigurations.configurationOf(getClass()));
+        }
 
-    @Nested
-    class Leak extends LeakConformance { }
+        @Nested
+        class Ordering extends OrderingConformance { }
 
-    @Nested
-    class Diagnostics extends DiagnosticsConformance { }
+        @Nested
+        class Concurrency extends ConcurrencyConformance { }
 
-    @Nested
-    class Reliability extends ReliabilityConformance { }
+        @Nested
+        class Failure extends FailureConformance { }
 
-    @Nested
-    class MisbehavingDevice extends MisbehavingDeviceConformance { }
+        @Nested
+        class FaultInjection extends FaultInjectionConformance { }
 
-    @Nested
-    class Completion extends CompletionConformance { }
+        @Nested
+        class Lifecycle extends LifecycleConformance { }
 
-    @Nested
-    class Bulk extends BulkConformance { }
+        @Nested
+        class Misuse extends MisuseConformance { }
 
-    @Nested
-    class BulkMembers extends BulkMembersConformance { }
+        @Nested
+        class Leak extends LeakConformance { }
+
+        @Nested
+        class Diagnostics extends DiagnosticsConformance { }
+
+        @Nested
+        class Reliability extends ReliabilityConformance { }
+
+        @Nested
+        class MisbehavingDevice extends MisbehavingDeviceConformance { }
+
+        @Nested
+        class Completion extends CompletionConformance { }
+
+        @Nested
+        class Bulk extends BulkConformance { }
+
+        @Nested
+        class BulkMembers extends BulkMembersConformance { }
+
+        @Nested
+        class Replay extends ReplayConformance { }
+
+        /** Only where {@link EngineSetup#threaded()}: see {@link CrossedConfigurations}. */
+        @Nested
+        class Threaded extends ThreadedConformance { }
+    }
 }

@@ -1,14 +1,18 @@
 package org.depengine.testkit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
@@ -18,8 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
- * The base of every conformance suite: makes a fresh engine per test and closes it after. The
- * engine comes from the {@link EngineSetup} of the {@link EngineUnderTest} class the suite is
+ * The base of every conformance suite: makes a fresh engine per test and closes it after, checking the
+ * invariants every test must leave true, as Caffeine's suites check theirs after each test: nothing
+ * pending in the engine, no op or blocked waiter left in its diagnostics, no thread of the engine
+ * alive after its close, and, in a configuration with a listener, the listener protocol kept for
+ * every op. A failure names the setup ({@link EngineSetup#label()}). The engine comes from the {@link EngineSetup} of the {@link EngineUnderTest} class the suite is
  * nested in (an {@link EngineConformance}); a suite run on its own (a plain subclass) overrides
  * {@link #engineName()} and, where it needs them, {@link #settings()} and {@link #contexts()}.
  */
@@ -33,9 +40,20 @@ public abstract class EngineTestBase {
     /** The setup handed down by the enclosing {@link EngineConformance}; null when run on its own. */
     private EngineSetup setup;
 
+    /** The listener checks of the engines made by {@link #newEngine()} in this test, with their engines. */
+    private final Map<Engine, ListenerProtocolCheck> listened = new IdentityHashMap<>();
+
+    /** The threads alive before the test made its engine, so that the engine's leftovers can be told apart. */
+    private Set<Thread> threadsBefore = Set.of();
+
     /** Called by {@link EngineUnderTest.UseEnclosingSetup} before each test. */
     final void useSetup(EngineSetup setup) {
         this.setup = setup;
+    }
+
+    /** Whether a setup was handed down (the suite is nested in an {@link EngineUnderTest}). */
+    final boolean hasSetup() {
+        return setup != null;
     }
 
     /** The setup handed down, failing with what to do when there is none. */
@@ -64,6 +82,20 @@ public abstract class EngineTestBase {
         return setup == null ? List.of(Context.cpu()) : setup.contexts();
     }
 
+    /** The configuration of the cross product this test runs in; {@link EngineSetup.Configuration#CPU} when run on its own. */
+    protected EngineSetup.Configuration configuration() {
+        return setup == null ? EngineSetup.Configuration.CPU : setup.configuration();
+    }
+
+    /**
+     * The context a test pushes its ops to when it needs one and the rule it checks is not about the
+     * CPU: the first of {@link #contexts()}, so that in an asynchronous configuration
+     * ({@link EngineSetup.Ops#ASYNC_DEVICE}) they run on the stand-in device.
+     */
+    protected Context opContext() {
+        return contexts().get(0);
+    }
+
     /**
      * Whether the engine runs ops on threads of its own (so independent ops can overlap): the setup's
      * {@link EngineSetup#threaded()}. A suite run on its own, with no setup (its {@link #engineName()}
@@ -73,11 +105,23 @@ public abstract class EngineTestBase {
         return setup != null ? setup.threaded() : !"naive".equals(engineName());
     }
 
-    /** A new engine of the tested kind with {@link #settings()}; the hang doctor is off unless they set it. */
+    /**
+     * A new engine of the tested kind with {@link #settings()}; the hang doctor is off unless they set it.
+     * In a configuration with a listener, a checking listener is attached to it (checked after the test
+     * once the engine is closed).
+     */
     protected Engine newEngine() {
         Map<String, String> s = new HashMap<>(settings());
         s.putIfAbsent("depengine.hangDoctorMs", "0");
-        return Engine.create(engineName(), EngineConfig.of(s));
+        Engine e = Engine.create(engineName(), EngineConfig.of(s));
+        if (setup != null && setup.configuration().listener()) {
+            ListenerProtocolCheck check = new ListenerProtocolCheck();
+            e.addListener(check);
+            synchronized (listened) {
+                listened.put(e, check);
+            }
+        }
+        return e;
     }
 
     /** An async op that has started and holds its variables until {@link #complete()} is called. */
@@ -168,21 +212,80 @@ public abstract class EngineTestBase {
 
     @BeforeEach
     void createEngine() {
+        threadsBefore = Thread.getAllStackTraces().keySet();
         engine = newEngine();
     }
 
     @AfterEach
     void closeEngine() {
-        if (engine == null || engine.isClosed()) {
-            return;
+        if (engine != null && !engine.isClosed()) {
+            try {
+                engine.waitForAll(BOUND); // bounded, so a broken engine fails the build instead of hanging it
+            } catch (WaitTimeoutException e) {
+                throw invariant("ops still pending after the test; engine left open: " + e.getMessage(), e);
+            } catch (EngineException e) {
+                // an op failure the test did not collect: not what this check is about
+            }
+            checkNothingStuck(engine);
+            engine.close();
         }
+        checkListeners();
+        checkNoThreadsLeft();
+    }
+
+    /** After {@code waitForAll}: the diagnostics count no pending op and, once threads have left, list no op and no waiter. */
+    private void checkNothingStuck(Engine e) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        EngineDiagnostics d;
         try {
-            engine.waitForAll(BOUND); // bounded, so a broken engine fails the build instead of hanging it
-        } catch (WaitTimeoutException e) {
-            throw new AssertionError("ops still pending after the test; engine left open: " + e.getMessage(), e);
-        } catch (EngineException e) {
-            // an op failure the test did not collect: not what this check is about
+            d = e.diagnostics();
+            // With nothing pending, a waiter woken by the last op may still be on its way out of its wait, and
+            // the thread of an async op that completed before its function returned may still be in that
+            // function (listed RUNNING): both leave on their own, so give them the bound; a stuck one stays.
+            while (d.pendingOps() == 0 && (!d.ops().isEmpty() || !d.waiters().isEmpty()) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                d = e.diagnostics();
+            }
+        } catch (UnsupportedOperationException noDiagnostics) {
+            return; // an engine without diagnostics: nothing to look at
         }
-        engine.close();
+        if (d.pendingOps() != 0 || !d.ops().isEmpty() || !d.waiters().isEmpty()) {
+            throw invariant("after waitForAll returned, the engine's diagnostics still show work:\n" + d.report(), null);
+        }
+    }
+
+    private void checkListeners() {
+        List<String> problems = new ArrayList<>();
+        synchronized (listened) {
+            listened.forEach((e, check) -> {
+                if (e.isClosed()) { // one the test left open is no listener's fault
+                    check.problemsAfterClose().forEach(p -> problems.add(e.name() + ": " + p));
+                }
+            });
+            listened.clear();
+        }
+        if (!problems.isEmpty()) {
+            throw invariant("the listener protocol was broken: " + String.join("; ", problems), null);
+        }
+    }
+
+    /** Every engine thread ({@code depengine-<engine>-…}) started during the test has ended once the engine closed. */
+    private void checkNoThreadsLeft() {
+        String prefix = "depengine-" + engineName() + "-";
+        List<String> left = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && t.getName().startsWith(prefix) && !threadsBefore.contains(t)) {
+                left.add(t.getName() + " (" + t.getState() + ")");
+            }
+        }
+        threadsBefore = Set.of();
+        if (!left.isEmpty()) {
+            throw invariant("engine threads still alive after the test's engines closed: " + left, null);
+        }
+    }
+
+    /** An invariant broken after the test, naming the setup. */
+    private AssertionError invariant(String what, Throwable cause) {
+        return new AssertionError((setup == null ? engineName() : setup.label()) + ": " + what, cause);
     }
 }

@@ -4,6 +4,8 @@ import java.util.List;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.opentest4j.TestAbortedException;
 
 /**
  * A test class that names the engine its {@code @Nested} suites run on. {@link EngineConformance}
@@ -30,9 +32,22 @@ public interface EngineUnderTest {
 
     /**
      * Gives each suite nested in an {@link EngineUnderTest} the setup of its innermost such enclosing
-     * instance, before the suite's {@code @BeforeEach} methods create the engine.
+     * instance, before the suite's {@code @BeforeEach} methods create the engine; and names that setup
+     * ({@link EngineSetup#label()}) in the failure of a test that fails, so that a failure of one point
+     * of the cross product says which.
      */
-    final class UseEnclosingSetup implements BeforeEachCallback {
+    final class UseEnclosingSetup implements BeforeEachCallback, TestExecutionExceptionHandler {
+        @Override
+        public void handleTestExecutionException(ExtensionContext context, Throwable thrown) throws Throwable {
+            if (thrown instanceof TestAbortedException
+                    || !(context.getRequiredTestInstance() instanceof EngineTestBase suite) || !suite.hasSetup()) {
+                throw thrown;
+            }
+            AssertionError named = new AssertionError(suite.setup().label() + ": " + thrown, thrown);
+            named.setStackTrace(new StackTraceElement[0]); // the cause's trace is the one to read
+            throw named;
+        }
+
         @Override
         public void beforeEach(ExtensionContext context) {
             List<Object> enclosing = context.getRequiredTestInstances().getEnclosingInstances();

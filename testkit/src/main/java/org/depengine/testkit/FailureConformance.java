@@ -27,11 +27,6 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class FailureConformance extends EngineTestBase {
 
-    /** Where the ops of these tests run: the first of {@link #contexts()}. */
-    private Context opContext() {
-        return contexts().get(0);
-    }
-
     private void pushThrowing(Throwable t, List<VarHandle> reads, List<VarHandle> writes, String name) {
         engine.pushSync(ctx -> {
             if (t instanceof Exception) {

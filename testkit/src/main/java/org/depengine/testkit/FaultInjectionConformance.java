@@ -74,7 +74,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         engine.pushSync(ctx -> {
             runs.incrementAndGet();
             body.run(ctx);
-        }, Context.cpu(), List.of(), List.of(in), FnProperty.NORMAL, 0, name);
+        }, opContext(), List.of(), List.of(in), FnProperty.NORMAL, 0, name);
     }
 
     /**
@@ -90,11 +90,11 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         AtomicInteger faultyRuns = new AtomicInteger();
         AtomicInteger dependantRuns = new AtomicInteger();
         AtomicInteger independentRuns = new AtomicInteger();
-        engine.pushSync(ctx -> before.incrementAndGet(), Context.cpu(), List.of(), List.of(in), FnProperty.NORMAL, 0, name + "-before");
+        engine.pushSync(ctx -> before.incrementAndGet(), opContext(), List.of(), List.of(in), FnProperty.NORMAL, 0, name + "-before");
         faulty.push(in, name, faultyRuns);
-        engine.pushSync(ctx -> dependantRuns.incrementAndGet(), Context.cpu(), List.of(in), List.of(out), FnProperty.NORMAL, 0,
+        engine.pushSync(ctx -> dependantRuns.incrementAndGet(), opContext(), List.of(in), List.of(out), FnProperty.NORMAL, 0,
                 name + "-dependant");
-        engine.pushSync(ctx -> independentRuns.incrementAndGet(), Context.cpu(), List.of(), List.of(independent), FnProperty.NORMAL, 0,
+        engine.pushSync(ctx -> independentRuns.incrementAndGet(), opContext(), List.of(), List.of(independent), FnProperty.NORMAL, 0,
                 name + "-independent");
 
         assertDoesNotThrow(() -> engine.waitForVar(independent, BOUND), "an independent variable does not carry the failure");
@@ -122,8 +122,8 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         AtomicInteger independentRuns = new AtomicInteger();
         for (int i = 0; i < n; i++) {
             int k = i;
-            engine.pushSync(ctx -> order[k] = chainRuns.incrementAndGet(), Context.cpu(), List.of(), List.of(chain));
-            engine.pushSync(ctx -> independentRuns.incrementAndGet(), Context.cpu(), List.of(), List.of(engine.newVariable()));
+            engine.pushSync(ctx -> order[k] = chainRuns.incrementAndGet(), opContext(), List.of(), List.of(chain));
+            engine.pushSync(ctx -> independentRuns.incrementAndGet(), opContext(), List.of(), List.of(engine.newVariable()));
         }
         engine.waitForAll(BOUND);
         assertEquals(n, chainRuns.get(), "every chained op ran exactly once after the fault");
@@ -207,7 +207,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         faultIsContained("async-sneaky", (in, name, runs) -> engine.pushAsync((ctx, done) -> {
             runs.incrementAndGet();
             throw sneakyThrow(boom);
-        }, Context.cpu(), List.of(), List.of(in), FnProperty.NORMAL, 0, name), t -> t == boom);
+        }, opContext(), List.of(), List.of(in), FnProperty.NORMAL, 0, name), t -> t == boom);
     }
 
     @Test
@@ -236,7 +236,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
                     engine.pushSync(ctx -> {
                         runs.incrementAndGet(k);
                         writes.add(k);
-                    }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "sync-" + k);
+                    }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "sync-" + k);
                 } else {
                     engine.pushAsync((ctx, done) -> {
                         runs.incrementAndGet(k);
@@ -250,7 +250,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
                         if (writes.size() != k + 1) {
                             readerMismatches.incrementAndGet(); // a reader must see exactly the writes pushed before it
                         }
-                    }, Context.cpu(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "reader-" + k);
+                    }, opContext(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "reader-" + k);
                 }
             }
             engine.waitForVar(v, BOUND);
@@ -278,7 +278,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             AtomicInteger successorRuns = new AtomicInteger();
             // The successor needs both: a second release by 'first' would start it before 'other' completes.
             Thread pusher = pushInBackground("successor-" + round, () -> engine.pushSync(ctx -> successorRuns.incrementAndGet(),
-                    Context.cpu(), List.of(a, b), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "successor"));
+                    opContext(), List.of(a, b), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "successor"));
             CallbackOnComplete cb = first.callback();
             cb.complete();
             first.joinPusher();
@@ -305,7 +305,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             Held held = pushHeld(List.of(), List.of(v), "raced-" + round);
             AtomicInteger successorRuns = new AtomicInteger();
             Thread pusher = pushInBackground("successor-" + round, () -> engine.pushSync(ctx -> successorRuns.incrementAndGet(),
-                    Context.cpu(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "successor"));
+                    opContext(), List.of(v), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "successor"));
             CyclicBarrier start = new CyclicBarrier(2);
             AtomicInteger refused = new AtomicInteger();
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
@@ -341,7 +341,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
         Held stuck = pushHeld(List.of(), List.of(stuckVar), "never-completes");
         AtomicInteger dependantRuns = new AtomicInteger();
         Thread pusher = pushInBackground("dependant", () -> engine.pushSync(ctx -> dependantRuns.incrementAndGet(),
-                Context.cpu(), List.of(stuckVar), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "dependant"));
+                opContext(), List.of(stuckVar), List.of(engine.newVariable()), FnProperty.NORMAL, 0, "dependant"));
         try {
             WaitTimeoutException onVar = assertThrows(WaitTimeoutException.class, () -> engine.waitForVar(stuckVar, SHORT));
             assertTrue(onVar.getMessage().contains("never-completes") && onVar.getMessage().contains("stuck-var"),
@@ -353,7 +353,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             VarHandle other = engine.newVariable("other");
             AtomicInteger otherRuns = new AtomicInteger();
             for (int i = 0; i < 200; i++) {
-                engine.pushSync(ctx -> otherRuns.incrementAndGet(), Context.cpu(), List.of(), List.of(other));
+                engine.pushSync(ctx -> otherRuns.incrementAndGet(), opContext(), List.of(), List.of(other));
             }
             engine.waitForVar(other, BOUND);
             assertEquals(200, otherRuns.get());
@@ -483,10 +483,10 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             engine.pushSync(ctx -> {
                 interrupters.incrementAndGet();
                 Thread.currentThread().interrupt();
-            }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "interrupter-" + i);
-            engine.pushSync(ctx -> successors.incrementAndGet(), Context.cpu(), List.of(v), List.of(engine.newVariable()),
+            }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "interrupter-" + i);
+            engine.pushSync(ctx -> successors.incrementAndGet(), opContext(), List.of(v), List.of(engine.newVariable()),
                     FnProperty.NORMAL, 0, "successor-" + i);
-            engine.pushSync(ctx -> independents.incrementAndGet(), Context.cpu(), List.of(), List.of(engine.newVariable()),
+            engine.pushSync(ctx -> independents.incrementAndGet(), opContext(), List.of(), List.of(engine.newVariable()),
                     FnProperty.NORMAL, 0, "independent-" + i);
         }
         if (!threaded()) {
@@ -521,7 +521,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
                     }
                     try {
                         // x is registered before doomed: a deletion in between cancels the push half-way.
-                        engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(), List.of(x, doomed),
+                        engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(), List.of(x, doomed),
                                 FnProperty.NORMAL, 0, "writer-" + i);
                         accepted.incrementAndGet();
                     } catch (IllegalStateException e) {
@@ -537,7 +537,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
             }, "racing-pusher");
             pusher.start();
             assertTrue(started.await(BOUND.toSeconds(), TimeUnit.SECONDS));
-            engine.deleteVariable(ctx -> ranWhenDeleted.set(ran.get()), Context.cpu(), doomed);
+            engine.deleteVariable(ctx -> ranWhenDeleted.set(ran.get()), opContext(), doomed);
             joinBounded(pusher);
             engine.waitForAll(BOUND);
             assertEquals(null, unexpected.get());
@@ -607,7 +607,7 @@ public abstract class FaultInjectionConformance extends EngineTestBase {
                                     if (fault != null) {
                                         throw sneakyThrow(fault);
                                     }
-                                }, Context.cpu(), List.of(), List.of(vars[c]), FnProperty.NORMAL, 0, "op-" + c + "-" + k);
+                                }, opContext(), List.of(), List.of(vars[c]), FnProperty.NORMAL, 0, "op-" + c + "-" + k);
                             }
                         }
                     }

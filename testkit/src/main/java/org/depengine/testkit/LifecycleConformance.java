@@ -36,8 +36,8 @@ public abstract class LifecycleConformance extends EngineTestBase {
         AtomicBoolean ran = new AtomicBoolean();
         AtomicBoolean deleted = new AtomicBoolean();
         engine.notifyShutdown();
-        engine.pushSync(ctx -> ran.set(true), Context.cpu(), List.of(), List.of(v));
-        engine.deleteVariable(ctx -> deleted.set(true), Context.cpu(), v);
+        engine.pushSync(ctx -> ran.set(true), opContext(), List.of(), List.of(v));
+        engine.deleteVariable(ctx -> deleted.set(true), opContext(), v);
         engine.waitForAll();
         assertFalse(ran.get(), "ops are skipped after notifyShutdown");
         assertTrue(deleted.get(), "deletions still run");
@@ -64,7 +64,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
         assertEquals(1, v.version());
         completer.join(BOUND.toMillis());
         op.joinPusher();
-        assertThrows(IllegalStateException.class, () -> engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of()));
+        assertThrows(IllegalStateException.class, () -> engine.pushSync(ctx -> { }, opContext(), List.of(), List.of()));
     }
 
     @Test
@@ -128,17 +128,17 @@ public abstract class LifecycleConformance extends EngineTestBase {
         // so there a completion never releases a later push: none.
         Held w = threaded() ? pushHeld(List.of(), List.of(a), "w") : null;
         if (w == null) {
-            engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(a), FnProperty.NORMAL, 0, "w");
+            engine.pushSync(ctx -> { }, opContext(), List.of(), List.of(a), FnProperty.NORMAL, 0, "w");
         }
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(a), List.of(b), FnProperty.NORMAL, 0, "r1");
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(a), List.of(), FnProperty.NORMAL, 0, "r2");
+        engine.pushSync(ctx -> { }, opContext(), List.of(a), List.of(b), FnProperty.NORMAL, 0, "r1");
+        engine.pushSync(ctx -> { }, opContext(), List.of(a), List.of(), FnProperty.NORMAL, 0, "r2");
         if (w != null) {
             w.complete();
         }
         engine.waitForAll();
         engine.removeListener(l);
         engine.removeListener(throwing);
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(a));
+        engine.pushSync(ctx -> { }, opContext(), List.of(), List.of(a));
         engine.waitForAll();
         assertEquals(3, pushed.get());
         assertEquals(3, ready.get());
@@ -164,8 +164,8 @@ public abstract class LifecycleConformance extends EngineTestBase {
         engine.addListener(l);
         VarHandle a = engine.newVariable("a");
         VarHandle b = engine.newVariable("b");
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(a), List.of(b), FnProperty.NORMAL, 0, "named");
-        engine.pushSync(ctx -> { }, Context.cpu(), List.of(b), List.of(a));
+        engine.pushSync(ctx -> { }, opContext(), List.of(a), List.of(b), FnProperty.NORMAL, 0, "named");
+        engine.pushSync(ctx -> { }, opContext(), List.of(b), List.of(a));
         engine.waitForAll();
         engine.removeListener(l);
         assertEquals("true false [a] -> [b] read-only read-only", seen.get("named"));
@@ -212,7 +212,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
                     engine.pushSync(ctx -> ran.incrementAndGet(), c, List.of(r), List.of(w), FnProperty.NORMAL, 0, "sync-" + i);
                 }
             }
-            engine.deleteVariable(ctx -> deleted.set(true), Context.cpu(), vars[0]);
+            engine.deleteVariable(ctx -> deleted.set(true), opContext(), vars[0]);
             engine.close();
             assertEquals(pushed, ran.get(), "close returned before every pushed op had run");
             assertTrue(deleted.get(), "close returned before the pending deletion ran");
@@ -237,7 +237,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
             } catch (Throwable t) {
                 fromSync.set(t);
             }
-        }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "closer");
+        }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "closer");
         engine.pushAsync((ctx, done) -> {
             try {
                 engine.close();
@@ -256,7 +256,7 @@ public abstract class LifecycleConformance extends EngineTestBase {
         assertFalse(engine.isClosed(), "a refused close did not half-close the engine");
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 50; i++) {
-            engine.pushSync(ctx -> ran.incrementAndGet(), Context.cpu(), List.of(), List.of(v));
+            engine.pushSync(ctx -> ran.incrementAndGet(), opContext(), List.of(), List.of(v));
         }
         engine.close();
         assertEquals(50, ran.get());

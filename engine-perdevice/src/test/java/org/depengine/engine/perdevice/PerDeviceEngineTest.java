@@ -22,6 +22,7 @@ import org.depengine.api.RunContext;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.testkit.AsyncStandInDevices;
 import org.junit.jupiter.api.Test;
 
 /** What only the per-device engine does: its worker layout, priorities, settings and device streams. */
@@ -61,17 +62,17 @@ class PerDeviceEngineTest {
             e.pushSync(ctx -> seen.put("cpu1", Thread.currentThread().getName()), Context.cpu(1), List.of(), List.of(e.newVariable()));
             e.pushSync(ctx -> seen.put("prio", Thread.currentThread().getName()), Context.cpu(), List.of(), List.of(e.newVariable()),
                     FnProperty.CPU_PRIORITIZED, 0, null);
-            e.pushSync(ctx -> seen.put("compute", Thread.currentThread().getName()), Context.of("fake", 1), List.of(), List.of(e.newVariable()));
-            e.pushSync(ctx -> seen.put("h2d", Thread.currentThread().getName()), Context.of("fake", 1), List.of(), List.of(e.newVariable()),
+            e.pushSync(ctx -> seen.put("compute", Thread.currentThread().getName()), Context.of(AsyncStandInDevices.TYPE, 1), List.of(), List.of(e.newVariable()));
+            e.pushSync(ctx -> seen.put("h2d", Thread.currentThread().getName()), Context.of(AsyncStandInDevices.TYPE, 1), List.of(), List.of(e.newVariable()),
                     FnProperty.COPY_TO_DEVICE, 0, null);
-            e.pushSync(ctx -> seen.put("d2h", Thread.currentThread().getName()), Context.of("fake", 1), List.of(), List.of(e.newVariable()),
+            e.pushSync(ctx -> seen.put("d2h", Thread.currentThread().getName()), Context.of(AsyncStandInDevices.TYPE, 1), List.of(), List.of(e.newVariable()),
                     FnProperty.COPY_FROM_DEVICE, 0, null);
             e.waitForAll();
             assertTrue(seen.get("cpu1").matches("depengine-perdevice-cpu1-worker-\\d+"), seen.get("cpu1"));
             assertTrue(seen.get("prio").matches("depengine-perdevice-cpu-priority-\\d+"), seen.get("prio"));
-            assertTrue(seen.get("compute").matches("depengine-perdevice-fake1-compute-\\d+"), seen.get("compute"));
-            assertTrue(seen.get("h2d").matches("depengine-perdevice-fake1-h2d-\\d+"), seen.get("h2d"));
-            assertTrue(seen.get("d2h").matches("depengine-perdevice-fake1-d2h-\\d+"), seen.get("d2h"));
+            assertTrue(seen.get("compute").matches("depengine-perdevice-testkit_async1-compute-\\d+"), seen.get("compute"));
+            assertTrue(seen.get("h2d").matches("depengine-perdevice-testkit_async1-h2d-\\d+"), seen.get("h2d"));
+            assertTrue(seen.get("d2h").matches("depengine-perdevice-testkit_async1-d2h-\\d+"), seen.get("d2h"));
         }
     }
 
@@ -87,7 +88,7 @@ class PerDeviceEngineTest {
                 e.pushSync(ctx -> {
                     record(ctx, p, streams, wrongKind);
                     value[0]++;
-                }, Context.of("fake", 0), List.of(), List.of(v), p, 0, null);
+                }, Context.of(AsyncStandInDevices.TYPE, 0), List.of(), List.of(v), p, 0, null);
             }
             e.waitForVar(v);
             assertEquals(200, value[0]);
@@ -102,7 +103,7 @@ class PerDeviceEngineTest {
         if (ctx.stream().kind() != StreamKind.of(p)) {
             wrong.set(p + " ran on a " + ctx.stream().kind() + " stream");
         }
-        if (((FakeDeviceProvider.FakeStream) ctx.stream()).boundTo != Thread.currentThread()) {
+        if (((AsyncStandInDevices.StandInStream) ctx.stream()).boundTo() != Thread.currentThread()) {
             wrong.set("stream not bound to its worker");
         }
     }
@@ -162,10 +163,10 @@ class PerDeviceEngineTest {
         }
     }
 
-    private static final Context FAKE0 = Context.of("fake", 0);
+    private static final Context FAKE0 = Context.of(AsyncStandInDevices.TYPE, 0);
 
-    private static FakeDeviceProvider.FakeStream fake(RunContext ctx) {
-        return (FakeDeviceProvider.FakeStream) ctx.stream();
+    private static AsyncStandInDevices.StandInStream fake(RunContext ctx) {
+        return (AsyncStandInDevices.StandInStream) ctx.stream();
     }
 
     private static String stateOf(Engine e, String op) {

@@ -1,13 +1,11 @@
 package org.depengine.engine.pooled;
 
 import java.util.Map;
+import org.depengine.testkit.EngineConformance;
 import org.depengine.testkit.EngineSetup;
-import org.depengine.testkit.ReplayConformance;
-import org.junit.jupiter.api.Nested;
-import org.depengine.testkit.ThreadedEngineConformance;
 
 /** Every testkit suite on the pooled engine with two workers, so independent ops overlap even on a small machine. */
-class PooledConformanceTest extends ThreadedEngineConformance {
+class PooledConformanceTest extends EngineConformance {
     private static final EngineSetup SETUP = EngineSetup.of("pooled")
             .withSettings(Map.of("depengine.pooled.workers", "2"))
             .withSingleWorkerSettings(Map.of("depengine.pooled.workers", "1"));
@@ -16,7 +14,4 @@ class PooledConformanceTest extends ThreadedEngineConformance {
     public EngineSetup setup() {
         return SETUP;
     }
-
-    @Nested
-    class Replay extends ReplayConformance { }
 }
