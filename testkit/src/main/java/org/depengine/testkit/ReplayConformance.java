@@ -259,10 +259,15 @@ public abstract class ReplayConformance extends EngineTestBase {
         engine.waitForVar(fast, BOUND); // both replays' "fast" ran while the first "held" still holds slow
         assertEquals(2, fastRuns[0]);
         assertEquals(2, fast.version());
+        // The first replay's held op may not have started yet (fast need not wait for it): wait until it has.
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (held.isEmpty()) {
+            assertTrue(System.nanoTime() < deadline, "the first replay's held op never started");
+            Thread.onSpinWait();
+        }
         assertEquals(1, held.size(), "the second replay's held op waits for the first's");
         assertEquals(0, slow.version());
         held.get(0).complete();
-        long deadline = System.nanoTime() + BOUND.toNanos();
         while (held.size() < 2) {
             assertTrue(System.nanoTime() < deadline, "the second replay's held op never started");
             Thread.onSpinWait();
