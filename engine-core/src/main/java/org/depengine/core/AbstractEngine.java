@@ -206,7 +206,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final Bulk bulk(int size) {
-        Captures.refuse("bulk(" + size + ")");
+        Captures.refuse("bulk(%d)", size);
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; bulk(" + size + ") was not opened");
         }
@@ -234,7 +234,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         Objects.requireNonNull(deleteFn, "deleteFn");
         Objects.requireNonNull(ctx, "ctx");
         OpDef def = checks.deletion(deleteFn, var);
-        Captures.refuse("deleteVariable(" + var.name() + ")");
+        Captures.refuse("deleteVariable(%s)", var.name());
         pushAlone(def, ctx, 0, true);
     }
 
@@ -288,7 +288,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      * Pushes every op of {@code g} again, in order, from the calling thread (see {@link org.depengine.api.Graph#replay()}).
      */
     final void replay(RecordedGraph g) {
-        Captures.refuse("replay() of " + g);
+        Captures.refuse("replay() of %s", g);
         if (closing) {
             throw closedFor(g);
         }
@@ -479,7 +479,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void waitForVar(VarHandle var) {
         Var v = checks.ownVar(var, "var");
-        Captures.refuse("waitForVar(" + v.name() + ")");
+        Captures.refuse("waitForVar(%s)", v.name());
         bulks.flushAll();
         waits.waitForVar(v, Long.MAX_VALUE, null);
     }
@@ -488,7 +488,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     public final void waitForVar(VarHandle var, Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         Var v = checks.ownVar(var, "var");
-        Captures.refuse("waitForVar(" + v.name() + ")");
+        Captures.refuse("waitForVar(%s)", v.name());
         bulks.flushAll();
         waits.waitForVar(v, Waits.deadline(timeout), timeout);
     }
@@ -511,7 +511,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final CompletableFuture<Void> whenReady(VarHandle var) {
         Var v = checks.ownVar(var, "var");
-        Captures.refuse("whenReady(" + v.name() + ")");
+        Captures.refuse("whenReady(%s)", v.name());
         bulks.flushAll();
         return waits.whenReady(v);
     }
@@ -565,7 +565,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final void close() {
-        Captures.refuse("close() of engine '" + name + "'");
+        Captures.refuse("close() of engine '%s'", name);
         CurrentOp.refuseBlockingCall(this, "close()");
         bulks.shut(); // held bulk members are pushed before pushes are refused
         boolean first;

@@ -27,7 +27,7 @@ final class CaptureSession implements Capture {
      * @throws IllegalStateException if this thread records a capture already
      */
     static CaptureSession open(AbstractEngine engine) {
-        Captures.refuse("capture() of engine '" + engine.name() + "'");
+        Captures.refuse("capture() of engine '%s'", engine.name());
         CaptureSession c = new CaptureSession(engine);
         Captures.started(c);
         return c;

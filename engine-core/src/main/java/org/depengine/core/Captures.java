@@ -35,14 +35,23 @@ final class Captures {
     }
 
     /**
-     * Refuses {@code what} (a wait, a close, a bulk, a deletion, a nested capture, a replay) while the
+     * Refuses {@code call} (a wait, a close, a bulk, a deletion, a nested capture, a replay) while the
      * calling thread records a capture.
      *
      * @throws IllegalStateException naming the call and the capture, and what to do instead
      */
-    static void refuse(String what) {
+    static void refuse(String call) {
+        refuse(call, null);
+    }
+
+    /**
+     * As {@link #refuse(String)}, with {@code call} a {@link String#format} pattern over {@code arg},
+     * formatted only for the refusal: the check costs what {@link #current()} costs.
+     */
+    static void refuse(String call, Object arg) {
         CaptureSession c = current();
         if (c != null) {
+            String what = arg == null ? call : String.format(call, arg);
             throw new IllegalStateException(what + " was called while this thread records " + c
                     + ": recording runs nothing, so it cannot wait, close, bulk, delete, replay, or capture again (captures do not nest). "
                     + "Close the capture (or take its graph()) first");
