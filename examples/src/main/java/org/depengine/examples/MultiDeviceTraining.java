@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
@@ -106,11 +105,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
 
     /** Entry point: see {@link Cli} for the exit status. */
     public static void main(String[] args) {
-        // Hazelcast (the dist_* stores) logs through SLF4J; its start-up note about JDK internals is noise here.
-        System.setProperty("hazelcast.logging.type", "slf4j");
-        if (System.getProperty("org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory") == null) {
-            System.setProperty("org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory", "error");
-        }
+        WorkerProcesses.quietHazelcast();
         System.exit(Cli.run(new MultiDeviceTraining(), args));
     }
 
@@ -153,22 +148,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
 
     /** Rank 0 of a multi-process run: starts the other workers on loopback, trains with them, checks how they ended. */
     private int launchAndTrain(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
-        String job = cluster.placeOnLoopback(WorkerProcesses.freePorts(workers), "mdt-" + UUID.randomUUID());
-        Path logDir = Path.of(System.getProperty("java.io.tmpdir"));
-        try (WorkerProcesses others = new WorkerProcesses()) {
-            for (int r = 1; r < workers; r++) {
-                others.start(r, workerArgs(r), logDir.resolve("MultiDeviceTraining.rank" + r + ".log"));
-            }
-            System.out.printf("kvstore %s: %d workers on loopback (%s), job %s; ranks 1..%d log to %s%n", kvstoreType,
-                    workers, cluster.members(), job, workers - 1, others.logs());
-            int status = train(workers, devices, data, batch, lr);
-            String failure = others.awaitAll(60);
-            if (failure != null) {
-                System.err.println("MultiDeviceTraining: " + failure);
-                return 1;
-            }
-            return status;
-        }
+        return WorkerProcesses.runOnLoopback(MultiDeviceTraining.class, cluster, workers, kvstoreType, this::workerArgs,
+                () -> train(workers, devices, data, batch, lr));
     }
 
     /** The command line of worker {@code r}: the per-machine form, with this run's training options. */

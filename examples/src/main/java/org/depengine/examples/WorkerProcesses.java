@@ -7,16 +7,66 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * The worker JVMs of a {@code --workers N} run on loopback: this process is rank 0 and starts ranks
- * 1..N-1 with the same module path (or class path), each logging to a file of its own.
+ * 1..N-1 of the same example with the same module path (or class path), each logging to a file of its own.
  */
 final class WorkerProcesses implements AutoCloseable {
-    private static final String MAIN = "org.depengine.examples.MultiDeviceTraining";
+    private final String main;
     private final List<Process> processes = new ArrayList<>();
     private final List<Path> logs = new ArrayList<>();
+
+    /**
+     * Rank 0 of a loopback run of the example {@code main}: places {@code workers} workers on free loopback
+     * ports, starts ranks 1.. with {@code workerArgs} (each logging to {@code main.rankR.log} in the
+     * temporary directory), says so, runs {@code rank0}, then checks how the others ended.
+     *
+     * @return {@code rank0}'s status, or 1 (with a line on stderr) when another worker failed
+     */
+    static int runOnLoopback(Class<?> main, ClusterOptions cluster, int workers, String kvstoreType,
+            IntFunction<List<String>> workerArgs, Callable<Integer> rank0) throws Exception {
+        String name = main.getSimpleName();
+        String job = cluster.placeOnLoopback(freePorts(workers), name.toLowerCase(Locale.ROOT) + "-"
+                + UUID.randomUUID());
+        Path logDir = Path.of(System.getProperty("java.io.tmpdir"));
+        try (WorkerProcesses others = new WorkerProcesses(main)) {
+            for (int r = 1; r < workers; r++) {
+                others.start(r, workerArgs.apply(r), logDir.resolve(name + ".rank" + r + ".log"));
+            }
+            System.out.printf("kvstore %s: %d workers on loopback (%s), job %s; ranks 1..%d log to %s%n", kvstoreType,
+                    workers, cluster.members(), job, workers - 1, others.logs());
+            int status = rank0.call();
+            String failure = others.awaitAll(120);
+            if (failure != null) {
+                System.err.println(name + ": " + failure);
+                return 1;
+            }
+            return status;
+        }
+    }
+
+    /**
+     * Quiets Hazelcast (the dist_* stores), before it starts: its logs go through SLF4J, and its start-up
+     * note about JDK internals is noise in an example's output.
+     */
+    static void quietHazelcast() {
+        System.setProperty("hazelcast.logging.type", "slf4j");
+        String factory = "org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory";
+        if (System.getProperty(factory) == null) {
+            System.setProperty(factory, "error");
+        }
+    }
+
+    /** Workers that run the example {@code main}. */
+    WorkerProcesses(Class<?> main) {
+        this.main = main.getName();
+    }
 
     /** {@code n} free loopback ports, one per worker's Hazelcast member. */
     static List<Integer> freePorts(int n) throws IOException {
@@ -46,11 +96,11 @@ final class WorkerProcesses implements AutoCloseable {
             cmd.add("--module-path");
             cmd.add(modulePath);
             cmd.add("-m");
-            cmd.add("org.depengine.examples/" + MAIN);
+            cmd.add("org.depengine.examples/" + main);
         } else {
             cmd.add("-cp");
             cmd.add(System.getProperty("java.class.path"));
-            cmd.add(MAIN);
+            cmd.add(main);
         }
         cmd.addAll(args);
         Files.createDirectories(log.toAbsolutePath().getParent());

@@ -17,7 +17,10 @@ import java.util.TreeMap;
  * {@code java -cp benchmarks.jar org.depengine.benchmarks.report.ReportMain RESULTS_DIR OUT.md}.
  * Sections: one per mode and JDK; each has the machine, the JDK, the targets (met / missed with the
  * figures) and a table per workload shape. A targets section also quotes the profile summary of its JDK
- * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target.
+ * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target. Sections
+ * measured outside JMH (each a Markdown file in {@code RESULTS_DIR/sections/}, e.g. the KVStore model step
+ * that examples' {@code ScaleOutModelTest} writes, since it needs worker processes on several hosts) follow,
+ * verbatim, in file-name order.
  */
 public final class ReportMain {
     private ReportMain() {
@@ -38,8 +41,28 @@ public final class ReportMain {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
         }
-        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR))),
-                StandardCharsets.UTF_8);
+        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR)))
+                + readSections(dir.resolve(SECTIONS)), StandardCharsets.UTF_8);
+    }
+
+    /** The folder, in the results folder, of the sections measured outside JMH. */
+    static final String SECTIONS = "sections";
+
+    /** Every {@code *.md} in {@code dir} in file-name order, each after a blank line; empty if the folder is missing. */
+    static String readSections(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return "";
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.md")) {
+            ds.forEach(files::add);
+        }
+        files.sort(null);
+        StringBuilder out = new StringBuilder();
+        for (Path f : files) {
+            out.append('\n').append(Files.readString(f, StandardCharsets.UTF_8).strip()).append('\n');
+        }
+        return out.toString();
     }
 
     /**

@@ -369,6 +369,21 @@ class ReportTest {
     }
 
     @Test
+    void sectionsMeasuredOutsideJmhFollowInFileNameOrder(@TempDir Path dir) throws Exception {
+        write(dir, "quick-jdk17", List.of(result("LinearChain.engine", "\"engine\": \"perdevice\"", 1000)));
+        Files.createDirectories(dir.resolve(ReportMain.SECTIONS));
+        Files.writeString(dir.resolve(ReportMain.SECTIONS).resolve("b.md"), "## B section\n\nbody b\n");
+        Files.writeString(dir.resolve(ReportMain.SECTIONS).resolve("a.md"), "## A section\n\nbody a\n");
+        Files.writeString(dir.resolve(ReportMain.SECTIONS).resolve("notes.txt"), "not a section");
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+        assertTrue(md.indexOf("## quick · JDK 17") < md.indexOf("## A section\n\nbody a\n"), md);
+        assertTrue(md.indexOf("body a") < md.indexOf("## B section\n\nbody b\n"), md);
+        assertTrue(!md.contains("not a section"), md);
+    }
+
+    @Test
     void anEmptyResultsFolderSaysHowToFillIt(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("RESULTS.md");
         ReportMain.main(new String[] {dir.toString(), out.toString()});
