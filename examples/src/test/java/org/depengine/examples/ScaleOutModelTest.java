@@ -89,7 +89,7 @@ class ScaleOutModelTest {
     @Test
     void modelStepOnOneTwoAndThreeHosts() throws Exception {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| workers | step (median) | TCP echo host "
-                + "0↔1 | bytes a step, all links (tc) | docs model: 3M(N-1) | with backups of every push: 2M(N-1)+NM "
+                + "0↔1 | bytes a step, all links (tc) | first model: 3M(N-1) | corrected, backups of every push: 2M(N-1)+NM "
                 + "| busiest link (tc) | busiest link at the echo's rate | workers' CPU a step |%n"
                 + "|---|---|---|---|---|---|---|---|---|%n"));
         for (int n = 1; n <= HOSTS; n++) {
