@@ -7,6 +7,7 @@ import java.nio.IntBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -64,11 +65,12 @@ final class EpochMetrics {
     }
 
     /**
-     * Pushes an op that records a batch: for each active replica, its samples' loss and hit at the
-     * positions {@code starts[k] ..} of the pass.
+     * Pushes an op that records a batch: for each active replica {@code k}, its samples' loss and hit at
+     * the positions {@code offsets[k] ..} past the batch's first position, which the op reads from
+     * {@code batchStart} when it runs (once per run).
      */
-    void pushRecord(Engine engine, HostData src, List<Replica> active, List<Integer> starts, List<Integer> counts,
-                    int classes, boolean train) {
+    void pushRecord(Engine engine, HostData src, List<Replica> active, IntSupplier batchStart, int[] offsets,
+                    int[] counts, int classes, boolean train) {
         List<VarHandle> reads = new ArrayList<>();
         reads.add(src.var);
         for (Replica r : active) {
@@ -76,10 +78,11 @@ final class EpochMetrics {
         }
         engine.pushSync(rc -> {
             IntBuffer labels = src.labels();
+            int start = batchStart.getAsInt();
             for (int k = 0; k < active.size(); k++) {
                 Replica r = active.get(k);
-                int first = starts.get(k);
-                int n = counts.get(k);
+                int first = start + offsets[k];
+                int n = counts[k];
                 FloatBuffer loss = r.hostLoss();
                 FloatBuffer logits = r.hostLogits();
                 ByteBuffer entries = ByteBuffer.allocateDirect(4 * FIELDS * n).order(ByteOrder.nativeOrder());

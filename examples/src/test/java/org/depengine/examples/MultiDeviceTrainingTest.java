@@ -194,6 +194,30 @@ class MultiDeviceTrainingTest {
         assertTrue(done.output().contains("10 epochs done; --epochs 10 leaves none to train"), done.output());
     }
 
+    /**
+     * A captured run (each batch's device ops replayed from a graph) prints the losses of a run that
+     * pushes them one by one ({@code --no-capture}), digit for digit, on every engine and with dist_sync
+     * over 2 worker processes. A batch of 70 leaves a short last batch (its own graph), and 3 epochs
+     * replay both sources' graphs, one of them twice.
+     */
+    @Test
+    void capturedStepsPrintTheLossesOfStepsPushedOneByOne() throws Exception {
+        List<String> small = List.of("--epochs", "3", "--batch", "70", "--hidden", "16");
+        for (List<String> config : List.of(List.of("--engine", "naive"), List.of("--engine", "pooled"),
+                List.of("--engine", "perdevice"), List.of("--kvstore", "dist_sync", "--workers", "2"))) {
+            List<String> args = new ArrayList<>(config);
+            args.addAll(small);
+            String captured = runOk(args.toArray(String[]::new));
+            assertTrue(captured.contains("each batch's device ops replayed from a captured graph"), captured);
+            args.add("--no-capture");
+            String oneByOne = runOk(args.toArray(String[]::new));
+            assertTrue(oneByOne.contains("ops pushed one by one (--no-capture)"), oneByOne);
+            List<Double> expected = losses(oneByOne);
+            assertEquals(3, expected.size(), oneByOne);
+            assertEquals(expected, losses(captured), config + ": captured against --no-capture\n" + captured);
+        }
+    }
+
     /** Runs MultiDeviceTraining without a trace, expecting success; its output. */
     private static String runOk(String... args) throws Exception {
         List<String> a = new ArrayList<>(List.of("--trace", "off"));
