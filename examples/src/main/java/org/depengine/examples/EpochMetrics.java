@@ -39,6 +39,12 @@ final class EpochMetrics {
     private final Context host;
     private final Memcpy memcpy;
     private final ByteBuffer zeros;
+    /**
+     * A batch's entries on their way to {@link #local}: used only inside the record ops, which all write
+     * {@link #local} and so run one at a time, and copied out before the op returns ({@link #host} is a
+     * CPU device, whose copies are done when enqueued).
+     */
+    private final ByteBuffer staging;
     /** This worker's entries: what it pushes. */
     final DeviceArray local;
     /** Every worker's entries: what it pulls. */
@@ -50,6 +56,7 @@ final class EpochMetrics {
         Device device = Devices.device(host);
         memcpy = device.requirePrimitive(Memcpy.class);
         zeros = ByteBuffer.allocateDirect(4 * FIELDS * rows).order(ByteOrder.nativeOrder());
+        staging = ByteBuffer.allocateDirect(4 * FIELDS * rows).order(ByteOrder.nativeOrder());
         local = new DeviceArray(device.allocate(4L * FIELDS * rows), engine.newVariable("epoch metrics (this worker)"));
         all = new DeviceArray(device.allocate(4L * FIELDS * rows), engine.newVariable("epoch metrics (all workers)"));
     }
@@ -85,7 +92,7 @@ final class EpochMetrics {
                 int n = counts[k];
                 FloatBuffer loss = r.hostLoss();
                 FloatBuffer logits = r.hostLogits();
-                ByteBuffer entries = ByteBuffer.allocateDirect(4 * FIELDS * n).order(ByteOrder.nativeOrder());
+                ByteBuffer entries = staging.slice(0, 4 * FIELDS * n).order(staging.order());
                 FloatBuffer e = entries.asFloatBuffer();
                 for (int i = 0; i < n; i++) {
                     int best = 0;
