@@ -55,8 +55,12 @@ import picocli.CommandLine.Option;
 public final class MultiDeviceTraining implements Callable<Integer> {
     /** kvstore-hazelcast's setting of the user's updater classes. */
     private static final String UPDATER_CLASSES = "updaterClasses";
-    /** The profiler's records per thread with {@code --profile}: enough for every op of a long run. */
+    /**
+     * The profiler's records per thread: with {@code --profile} enough for every op of a long run; else
+     * enough for a default run's whole trace (a replayed op's {@code replay} argument takes records too).
+     */
     private static final int PROFILE_RING = 1 << 20;
+    private static final int TRACE_RING = 1 << 18;
 
     @Mixin
     private CommonOptions common = new CommonOptions();
@@ -257,8 +261,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 }
             }
             Profiler.Builder pb = Profiler.Builder.fromSystemProperties().mode(Profiler.Mode.ALL);
-            if (profile) {
-                pb.ringCapacity(Math.max(PROFILE_RING, Profiler.DEFAULT_RING_CAPACITY)); // every op of the run, not the last window
+            if (System.getProperty(Profiler.RING_CAPACITY_PROPERTY) == null) { // a capacity given on the command line wins
+                pb.ringCapacity(profile ? PROFILE_RING : TRACE_RING);
             }
             Profiler profiler = trace == null ? null : pb.build().start(engine);
             if (profile && profiler != null) {
