@@ -18,6 +18,9 @@ import java.util.TreeMap;
  * Sections: one per mode and JDK; each has the machine, the JDK, the targets (met / missed with the
  * figures) and a table per workload shape. A targets section also quotes the profile summary of its JDK
  * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target.
+ * After them come the measurements that are not JMH runs, written by hand: every
+ * {@code RESULTS_DIR/sections/*.md}, verbatim, in file-name order (e.g. MultiDeviceTraining's, from
+ * {@code benchmarks/multidevice-training.sh}).
  */
 public final class ReportMain {
     private ReportMain() {
@@ -38,8 +41,28 @@ public final class ReportMain {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
         }
-        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR))),
-                StandardCharsets.UTF_8);
+        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR)))
+                + readSections(dir.resolve(SECTIONS)), StandardCharsets.UTF_8);
+    }
+
+    /** The folder of hand-written sections in a results folder. */
+    static final String SECTIONS = "sections";
+
+    /** Every {@code *.md} in {@code dir} in file-name order, each followed by a blank line; empty if the folder is missing. */
+    static String readSections(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return "";
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.md")) {
+            ds.forEach(files::add);
+        }
+        files.sort(null);
+        StringBuilder out = new StringBuilder();
+        for (Path f : files) {
+            out.append('\n').append(Files.readString(f, StandardCharsets.UTF_8).strip()).append('\n');
+        }
+        return out.toString();
     }
 
     /**

@@ -350,6 +350,20 @@ class ReportTest {
     }
 
     @Test
+    void handWrittenSectionsFollowTheGeneratedOnesInFileNameOrder(@TempDir Path dir) throws Exception {
+        Path sections = Files.createDirectories(dir.resolve(ReportMain.SECTIONS));
+        Files.writeString(sections.resolve("b.md"), "## B section\n\nsecond\n");
+        Files.writeString(sections.resolve("a.md"), "## A section\n\nfirst\n");
+        Files.writeString(sections.resolve("notes.txt"), "not a section");
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out);
+        int a = md.indexOf("## A section");
+        assertTrue(md.indexOf("No results yet") < a && a >= 0 && a < md.indexOf("## B section"), md);
+        assertTrue(!md.contains("not a section"), md);
+    }
+
+    @Test
     void withoutProfilesTheReportSaysSo(@TempDir Path dir) throws Exception {
         write(dir, "targets-jdk25", missedChains());
         Path out = dir.resolve("RESULTS.md");
