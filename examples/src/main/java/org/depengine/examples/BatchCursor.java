@@ -7,7 +7,9 @@ import java.util.function.IntSupplier;
  * replay, so the batch's first sample position comes from here instead of from the closure. The
  * {@code k}-th call (from 0) returns {@code first + (k mod slots) × stride}: the op's {@code k}-th run
  * is its graph's {@code k}-th replay, since the runs of one op are ordered by the variable it writes
- * (which also makes {@link #calls} safe to update from whichever thread runs it).
+ * (which also makes {@link #calls} safe to update from whichever thread runs it). A run the engine
+ * skips (after a failed op) does not count, and later positions shift; the training has failed by
+ * then, and the failure travels on to the later ops through their variables.
  */
 final class BatchCursor implements IntSupplier {
     private final int first;
