@@ -7,6 +7,7 @@ import java.nio.IntBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -38,6 +39,12 @@ final class EpochMetrics {
     private final Context host;
     private final Memcpy memcpy;
     private final ByteBuffer zeros;
+    /**
+     * A batch's entries on their way to {@link #local}: used only inside the record ops, which all write
+     * {@link #local} and so run one at a time, and copied out before the op returns ({@link #host} is a
+     * CPU device, whose copies are done when enqueued).
+     */
+    private final ByteBuffer staging;
     /** This worker's entries: what it pushes. */
     final DeviceArray local;
     /** Every worker's entries: what it pulls. */
@@ -49,6 +56,7 @@ final class EpochMetrics {
         Device device = Devices.device(host);
         memcpy = device.requirePrimitive(Memcpy.class);
         zeros = ByteBuffer.allocateDirect(4 * FIELDS * rows).order(ByteOrder.nativeOrder());
+        staging = ByteBuffer.allocateDirect(4 * FIELDS * rows).order(ByteOrder.nativeOrder());
         local = new DeviceArray(device.allocate(4L * FIELDS * rows), engine.newVariable("epoch metrics (this worker)"));
         all = new DeviceArray(device.allocate(4L * FIELDS * rows), engine.newVariable("epoch metrics (all workers)"));
     }
@@ -64,11 +72,12 @@ final class EpochMetrics {
     }
 
     /**
-     * Pushes an op that records a batch: for each active replica, its samples' loss and hit at the
-     * positions {@code starts[k] ..} of the pass.
+     * Pushes an op that records a batch: for each active replica {@code k}, its samples' loss and hit at
+     * the positions {@code offsets[k] ..} past the batch's first position, which the op reads from
+     * {@code batchStart} when it runs (once per run).
      */
-    void pushRecord(Engine engine, HostData src, List<Replica> active, List<Integer> starts, List<Integer> counts,
-                    int classes, boolean train) {
+    void pushRecord(Engine engine, HostData src, List<Replica> active, IntSupplier batchStart, int[] offsets,
+                    int[] counts, int classes, boolean train) {
         List<VarHandle> reads = new ArrayList<>();
         reads.add(src.var);
         for (Replica r : active) {
@@ -76,13 +85,14 @@ final class EpochMetrics {
         }
         engine.pushSync(rc -> {
             IntBuffer labels = src.labels();
+            int start = batchStart.getAsInt();
             for (int k = 0; k < active.size(); k++) {
                 Replica r = active.get(k);
-                int first = starts.get(k);
-                int n = counts.get(k);
+                int first = start + offsets[k];
+                int n = counts[k];
                 FloatBuffer loss = r.hostLoss();
                 FloatBuffer logits = r.hostLogits();
-                ByteBuffer entries = ByteBuffer.allocateDirect(4 * FIELDS * n).order(ByteOrder.nativeOrder());
+                ByteBuffer entries = staging.slice(0, 4 * FIELDS * n).order(staging.order());
                 FloatBuffer e = entries.asFloatBuffer();
                 for (int i = 0; i < n; i++) {
                     int best = 0;

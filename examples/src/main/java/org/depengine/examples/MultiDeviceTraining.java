@@ -28,7 +28,14 @@ import picocli.CommandLine.Option;
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
  * [--bind ADDRESS]] [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N]
- * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--trace file.json|off] [--help]}.
+ * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--no-capture] [--profile] [--trace file.json|off]
+ * [--help]}.
+ *
+ * <p>Each batch's device and metrics ops are recorded once ({@link Engine#capture()}) per batch size and
+ * source of samples, and the graph replayed for every batch; the ops read their batch's position from a
+ * {@link BatchCursor}. The store's push and pull are called per batch as usual (each decides its round
+ * when called, so they are not recorded). {@code --no-capture} pushes every op one by one; the losses
+ * are the same.
  *
  * <p>Checkpoints: with {@code --checkpoint-every N}, after every N-th epoch rank 0 writes the store's
  * checkpoint ({@link KVStore#checkpoint}: the weights and the epochs done); {@code --resume FILE} (given
@@ -47,6 +54,12 @@ import picocli.CommandLine.Option;
 public final class MultiDeviceTraining implements Callable<Integer> {
     /** kvstore-hazelcast's setting of the user's updater classes. */
     private static final String UPDATER_CLASSES = "updaterClasses";
+    /**
+     * The profiler's records per thread: with {@code --profile} enough for every op of a long run; else
+     * enough for a default run's whole trace (a replayed op's {@code replay} argument takes records too).
+     */
+    private static final int PROFILE_RING = 1 << 20;
+    private static final int TRACE_RING = 1 << 18;
 
     @Mixin
     private CommonOptions common = new CommonOptions();
@@ -94,6 +107,18 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             description = "continue from a checkpoint written by --checkpoint-every, at the epoch after it "
                     + "(same data, batch, hidden, seed and --workers as the run that wrote it)")
     private Path resumeFile;
+
+    @Option(names = "--no-capture",
+            description = "push every batch's device and metrics ops one by one instead of recording them once "
+                    + "(Engine.capture) and replaying the graph for each batch")
+    private boolean noCapture;
+
+    @Option(names = "--profile",
+            description = "print the engine's cost per training batch (after the first epoch) from the profiler's "
+                    + "times: wall, the ops' own run time, the difference, the pushing thread's time in pushes, "
+                    + "and the queue wait per op (with --trace off, which runs without the profiler: the wall and "
+                    + "pushing-thread figures only)")
+    private boolean profile;
 
     @Option(names = "--trace", paramLabel = "FILE.json|off",
             description = "default MultiDeviceTraining.trace.json in the temporary directory (an .html beside it); "
@@ -162,6 +187,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         if (resumeFile != null) {
             a.addAll(List.of("--resume", resumeFile.toString()));
         }
+        if (noCapture) {
+            a.add("--no-capture");
+        }
         a.addAll(cluster.workerArgs(r));
         if (devicesOption != null) {
             a.addAll(List.of("--devices", devicesOption));
@@ -198,26 +226,34 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         Context host = hostContext(devices);
         try (Engine engine = Engine.create(common.engine);
              KVStore kv = KVStore.open(engine, kvstoreType, storeSettings())) {
-            Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed);
+            Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed, !noCapture);
             boolean print = cluster.rank() == 0;
             if (print) {
                 System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
                         + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),
                         workers == 1 ? "1 worker" : workers + " workers");
-                System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs%n", data.description,
-                        batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers" : "", hidden, lr,
-                        epochs);
+                System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs; %s%n",
+                        data.description, batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers"
+                        : "", hidden, lr, epochs, noCapture ? "ops pushed one by one (--no-capture)"
+                        : "each batch's device ops replayed from a captured graph");
                 if (kv.type().equals("dist_async")) {
                     System.out.println("dist_async: the epoch lines count rank 0's samples only (the workers do not wait "
                             + "for each other)");
                 }
             }
-            Profiler profiler = trace == null ? null
-                    : Profiler.Builder.fromSystemProperties().mode(Profiler.Mode.ALL).build().start(engine);
+            Profiler.Builder pb = Profiler.Builder.fromSystemProperties().mode(Profiler.Mode.ALL);
+            if (System.getProperty(Profiler.RING_CAPACITY_PROPERTY) == null) { // a capacity given on the command line wins
+                pb.ringCapacity(profile ? PROFILE_RING : TRACE_RING);
+            }
+            Profiler profiler = trace == null ? null : pb.build().start(engine);
+            if (profile && profiler != null) {
+                run.afterFirstEpoch(profiler::clear); // the per-batch figures leave out the warm-up, as the epoch times do
+            }
             long t0 = System.nanoTime();
             int firstEpoch = run.pushTraining(epochs, seed, print,
                     new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host));
             engine.waitForAll();
+            String perStep = profile ? StepCosts.line(profiler == null ? null : profiler.stats(), run) : null;
             kv.barrier(); // every worker's pushes have landed: the weights are final
             double accuracy = print ? run.evaluate() : Double.NaN;
             engine.waitForAll();
@@ -239,6 +275,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "time per epoch: %.1f ms (mean of epochs %d..%d; epoch %d with warm-up: %.1f ms); "
                     + "total %.2f s%n", rest, firstEpoch + 1, Math.max(firstEpoch + 1, epochs), firstEpoch, first,
                     (t1 - t0) / 1e9);
+            if (perStep != null) {
+                System.out.println(perStep);
+            }
             if (profiler != null) {
                 System.out.printf("trace: %s (%d ops; open in https://ui.perfetto.dev or chrome://tracing)%n",
                         trace.toAbsolutePath(), profiler.stats().opCount());

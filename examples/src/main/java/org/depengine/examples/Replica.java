@@ -3,6 +3,7 @@ package org.depengine.examples;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.util.List;
+import java.util.function.IntSupplier;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -144,10 +145,15 @@ final class Replica {
         hostOut = engine.newVariable("outputs(host)" + at);
     }
 
-    /** Copies samples {@code first .. first+n} of {@code src} to this device (a host-to-device copy op). */
-    void pushLoad(Engine engine, HostData src, int first, int n) {
+    /**
+     * Copies samples {@code first .. first+n} of {@code src} to this device (a host-to-device copy op),
+     * where {@code first} is {@code offset} past the batch's first position, which the op reads from
+     * {@code batchStart} when it runs (once per run).
+     */
+    void pushLoad(Engine engine, HostData src, IntSupplier batchStart, int offset, int n) {
         int f = fc1.in;
         engine.pushSync(rc -> {
+            int first = batchStart.getAsInt() + offset;
             Stream s = rc.stream();
             memcpy.hostToDevice(s, src.x.slice(4 * first * f, 4 * n * f), x, 0);
             memcpy.hostToDevice(s, src.y.slice(4 * first, 4 * n), labels, 0);

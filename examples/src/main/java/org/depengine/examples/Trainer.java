@@ -1,16 +1,26 @@
 package org.depengine.examples;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+import org.depengine.api.Capture;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.Graph;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
 
 /** One worker's training in {@link MultiDeviceTraining}: its replicas, the store, and the ops it pushes. */
 final class Trainer {
+    /** The graphs of a captured run are per source of samples (the epochs alternate two) and batch size. */
+    private record StepKey(HostData src, int size) {
+    }
+
     private static final int BAR = 30;
     private static final String METRICS = TrainingUpdater.METRICS;
 
@@ -25,13 +35,22 @@ final class Trainer {
     private final boolean exchangeMetrics;
     private final EpochMetrics metrics;
     private final VarHandle progressVar;
+    /** Whether each batch's device and metrics ops are replayed from a captured graph (else pushed one by one). */
+    private final boolean capture;
+    private final Map<StepKey, Graph> steps = new HashMap<>();
+    /** The pushing thread's time in the training batches' pushes and replays, and their number. */
+    private long stepPushNanos;
+    private long stepsPushed;
+    /** Run inside the first epoch report's op, after its time is taken; null for nothing. */
+    private volatile Runnable afterFirstEpoch;
     /** Written only by ops that write {@link #progressVar}; read after the waits. */
     final List<Long> epochEnds = new ArrayList<>();
     private double lastAccuracy;
 
     Trainer(Engine engine, KVStore kv, List<Context> devices, Context host, TrainingData data, int batch, int hidden,
-            float lr, long seed) {
+            float lr, long seed, boolean capture) {
         this.engine = engine;
+        this.capture = capture;
         this.kv = kv;
         this.data = data;
         this.batch = batch;
@@ -85,11 +104,15 @@ final class Trainer {
         };
         int batches = (data.rows + batch - 1) / batch;
         for (int e = done; e < epochs; e++) {
+            if (e == done + 1) { // the push figures cover the epochs after the first, as the epoch times do
+                stepPushNanos = 0;
+                stepsPushed = 0;
+            }
             HostData src = epochData[e % 2];
             src.pushShuffle(engine.op("shuffle").arg("epoch", e + 1), metricsHost(), data, seed * 1_000_003L + e);
             for (int b = 0; b < batches; b++) {
                 int start = b * batch;
-                pushBatch(src, start, Math.min(batch, data.rows - start), true, totalDevices, firstDevice);
+                pushTrainingBatch(src, start, Math.min(batch, data.rows - start));
             }
             pushEpochReport(e + 1, epochs, print);
             if (checkpoints.after(e + 1) && print) {
@@ -125,7 +148,7 @@ final class Trainer {
         int batches = (data.rows + batch - 1) / batch;
         for (int b = 0; b < batches; b++) {
             int start = b * batch;
-            pushBatch(all, start, Math.min(batch, data.rows - start), false, replicas.size(), 0);
+            pushBatchOps(all, constant(start), Math.min(batch, data.rows - start), false, replicas.size(), 0);
         }
         metrics.pushSummary(engine.op("evaluation"), metrics.local, progressVar, s -> lastAccuracy = s.accuracy());
         engine.waitForVar(progressVar);
@@ -133,40 +156,96 @@ final class Trainer {
     }
 
     /**
-     * One batch: this worker's devices {@code firstDevice ..} of {@code devices} get their slices
-     * (positions {@code start ..} of the pass); when training, each layer's gradient is pushed as soon
-     * as the backward pass has it (fc2 first) and its new weights pulled into every replica.
+     * One training batch: its device and metrics ops ({@link #pushBatchOps}), pushed one by one or, when
+     * capturing, replayed from the graph recorded for batches of this source and size; then each layer's
+     * gradient pushed to the store (fc2 first, as the backward pass has it) and its new weights pulled
+     * into every replica. The store's calls are never recorded: each decides its round when called.
      */
-    private void pushBatch(HostData src, int start, int size, boolean train, int devices, int firstDevice) {
+    private void pushTrainingBatch(HostData src, int start, int size) {
+        long t0 = System.nanoTime();
+        if (capture) {
+            Graph step = steps.get(new StepKey(src, size));
+            if (step == null) {
+                step = captureStep(src, start, size);
+                steps.put(new StepKey(src, size), step);
+            }
+            step.replay();
+        } else {
+            pushBatchOps(src, constant(start), size, true, totalDevices, firstDevice);
+        }
+        List<Replica> active = active(size, totalDevices, firstDevice);
+        pushLayer(2, active);
+        pushLayer(1, active);
+        stepPushNanos += System.nanoTime() - t0;
+        stepsPushed++;
+    }
+
+    /**
+     * Records a batch's device and metrics ops once, for every batch of {@code size} samples from
+     * {@code src}: a full batch's ops read their position from a {@link BatchCursor} that steps through
+     * the epoch's full batches, the short last batch's from one that stays at {@code start}.
+     */
+    private Graph captureStep(HostData src, int start, int size) {
+        int fullBatches = data.rows / batch;
+        Supplier<IntSupplier> starts = size == batch ? () -> new BatchCursor(0, batch, fullBatches)
+                : () -> new BatchCursor(start, batch, 1);
+        try (Capture c = engine.capture()) {
+            pushBatchOps(src, starts, size, true, totalDevices, firstDevice);
+            return c.graph();
+        }
+    }
+
+    /**
+     * One batch's device and metrics ops: this worker's devices {@code firstDevice ..} of {@code devices}
+     * get their slices (the positions past the batch's first, which each op reads from its own supplier
+     * of {@code batchStart} when it runs), run forward (and backward, when training), and the batch's
+     * metrics are recorded.
+     */
+    private void pushBatchOps(HostData src, Supplier<IntSupplier> batchStart, int size, boolean train, int devices,
+                              int firstDevice) {
         int[] rows = split(size, devices);
-        int pos = start;
+        int pos = 0;
         for (int d = 0; d < firstDevice; d++) {
             pos += rows[d];
         }
         List<Replica> active = new ArrayList<>();
-        List<Integer> starts = new ArrayList<>();
-        List<Integer> counts = new ArrayList<>();
+        int[] offsets = new int[replicas.size()];
+        int[] counts = new int[replicas.size()];
         for (int i = 0; i < replicas.size(); i++) {
             int n = rows[firstDevice + i];
             if (n == 0) {
                 continue;
             }
             Replica r = replicas.get(i);
-            r.pushLoad(engine, src, pos, n);
+            r.pushLoad(engine, src, batchStart.get(), pos, n);
             r.pushForward(engine, n, train, 1f / size); // the gradient of the mean loss over the whole batch
             if (train) {
                 r.pushBackward(engine, n);
             }
+            offsets[active.size()] = pos;
+            counts[active.size()] = n;
             active.add(r);
-            starts.add(pos);
-            counts.add(n);
             pos += n;
         }
-        metrics.pushRecord(engine, src, active, starts, counts, data.classes, train);
-        if (train) {
-            pushLayer(2, active);
-            pushLayer(1, active);
+        metrics.pushRecord(engine, src, active, batchStart.get(), offsets, counts, data.classes, train);
+    }
+
+    /** The replicas that get samples of a batch of {@code size}. */
+    private List<Replica> active(int size, int devices, int firstDevice) {
+        int[] rows = split(size, devices);
+        List<Replica> active = new ArrayList<>();
+        for (int i = 0; i < replicas.size(); i++) {
+            if (rows[firstDevice + i] != 0) {
+                active.add(replicas.get(i));
+            }
         }
+        return active;
+    }
+
+    /** A batch start that stays the same: for ops pushed one by one. */
+    private static Supplier<IntSupplier> constant(int start) {
+        IntSupplier s = () -> start;
+        return () -> s;
     }
 
     /** Pushes layer {@code layer}'s gradients of the active replicas and pulls its weights into all. */
@@ -211,12 +290,30 @@ final class Trainer {
             String ms = epochEnds.isEmpty() ? ""
                     : String.format(Locale.ROOT, "  %6.1f ms", (now - epochEnds.get(epochEnds.size() - 1)) / 1e6);
             epochEnds.add(now);
+            if (epochEnds.size() == 1 && afterFirstEpoch != null) {
+                afterFirstEpoch.run();
+            }
             if (print) {
                 System.out.printf(Locale.ROOT, "%sepoch %" + digits(epochs) + "d/%d %s loss %.5f  acc %5.1f%%%s%n",
                         overwrite, epoch, epochs, bar(1, 1), s.meanLoss(), 100.0 * s.accuracy(), ms);
             }
         });
         metrics.pushClear(engine.op("clear epoch metrics").arg("epoch", epoch));
+    }
+
+    /** Sets what the first epoch report's op runs after it has taken the epoch's time (e.g. clearing a profiler). */
+    void afterFirstEpoch(Runnable r) {
+        afterFirstEpoch = r;
+    }
+
+    /** The training batches pushed after the first epoch (all, with one epoch); call after {@link #pushTraining}. */
+    long stepsPushed() {
+        return stepsPushed;
+    }
+
+    /** The pushing thread's time in those batches' pushes and replays, in nanoseconds. */
+    long stepPushNanos() {
+        return stepPushNanos;
     }
 
     String rowsPerDeviceText() {

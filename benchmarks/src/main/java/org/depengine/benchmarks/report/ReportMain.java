@@ -19,8 +19,8 @@ import java.util.TreeMap;
  * figures) and a table per workload shape. A targets section also quotes the profile summary of its JDK
  * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target. Sections
  * measured outside JMH (each a Markdown file in {@code RESULTS_DIR/sections/}, e.g. the KVStore model step
- * that examples' {@code ScaleOutModelTest} writes, since it needs worker processes on several hosts) follow,
- * verbatim, in file-name order.
+ * that examples' {@code ScaleOutModelTest} writes, since it needs worker processes on several hosts, or
+ * MultiDeviceTraining's from {@code benchmarks/multidevice-training.sh}) follow, verbatim, in file-name order.
  */
 public final class ReportMain {
     private ReportMain() {
