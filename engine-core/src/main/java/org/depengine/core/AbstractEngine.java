@@ -287,6 +287,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; capture() was not opened");
         }
+        OpBlock running = CurrentOp.get();
+        if (running != null) {
+            // Its pushes would be recorded instead of pushed: ops that the running op's successors may
+            // need would never run, and replaying the graph from the op's thread could wait for itself.
+            throw new IllegalStateException("capture() of engine '" + name + "' was called from inside op '" + running.name()
+                    + "'; capture outside ops, on the thread that will replay the graph");
+        }
         if (bulks.ownsOpenBulk()) {
             throw new IllegalStateException("this thread has a bulk open on engine '" + name
                     + "'; close it before capture() (a capture records ops one by one)");
