@@ -13,7 +13,7 @@
 #                                                for comparison), 1 fork x 5 x 1 s under JFR
 #                                                (benchmarks/profile.jfc) and JMH's gc profiler; stores
 #                                                results/profiles/jdkN.{json,txt}, which the report quotes
-#   benchmarks/run.sh replay  [JMH options...]   ~8 min on 2 cores: issue #30's replay targets, 2 forks: Replay (four
+#   benchmarks/run.sh replay  [JMH options...]   ~7 min on 2 cores: issue #30's replay targets, 2 forks: Replay (four
 #                                                shapes, ENGINE+replay beside ENGINE, serial and cf) and Metg
 #                                                with and without replay at G = 250, 1000, 4000 ns
 #   benchmarks/run.sh smoke   [JMH options...]   ~3 min: every benchmark once, to check they all work
@@ -123,8 +123,9 @@ case "$mode" in
     settings=(-f 2 -wi 2 -w 500ms -i 5 -r 500ms -p engine=pooled,perdevice -p grainMicros=10,100 -p device="$devices")
     ;;
   replay)
-    # Short iterations (a run is 1-40 ms) so that 53 benchmarks x 2 forks fit in ~8 minutes.
-    settings=(-f 2 -wi 1 -w 1s -i 3 -r 500ms -p grainNanos=250,1000,4000)
+    # Short iterations (a run is 1-40 ms, so 12-500 runs per iteration) so that 53 benchmarks x 2 forks
+    # (about 3.5 s each: JVM start, 0.5 s warm-up, 3 x 0.5 s measured) fit in about 7 minutes.
+    settings=(-f 2 -wi 1 -w 500ms -i 3 -r 500ms -p grainNanos=250,1000,4000)
     ;;
   profile)
     # One fork: JMH's JFR profiler names each recording by benchmark, so a second fork would overwrite it.
