@@ -13,6 +13,9 @@
 #                                                for comparison), 1 fork x 5 x 1 s under JFR
 #                                                (benchmarks/profile.jfc) and JMH's gc profiler; stores
 #                                                results/profiles/jdkN.{json,txt}, which the report quotes
+#   benchmarks/run.sh replay  [JMH options...]   ~7 min on 2 cores: issue #30's replay targets, 2 forks: Replay (four
+#                                                shapes, ENGINE+replay beside ENGINE, serial and cf) and Metg
+#                                                with and without replay at G = 250, 1000, 4000 ns
 #   benchmarks/run.sh smoke   [JMH options...]   ~3 min: every benchmark once, to check they all work
 #                                                (results and report under benchmarks/target/smoke, not stored)
 #   benchmarks/run.sh report                     only regenerate RESULTS.md from benchmarks/results/
@@ -35,8 +38,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 mode="${1:-}"
 case "$mode" in
-  quick|full|smoke|targets|profile|report) shift ;;
-  *) echo "usage: $0 quick|full|smoke|targets|profile|report [JMH options...]" >&2; exit 2 ;;
+  quick|full|smoke|targets|profile|replay|report) shift ;;
+  *) echo "usage: $0 quick|full|smoke|targets|profile|replay|report [JMH options...]" >&2; exit 2 ;;
 esac
 
 if [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; else java="$(command -v java)"; fi
@@ -107,7 +110,9 @@ case "$mode" in
     ;;
   quick)
     # 1 fork; the parameters the targets need, one size of each scaling workload.
-    settings=(-f 1 -wi 1 -w 1s -i 3 -r 500ms -p fanOut=256 -p reads=64 -p n=64 -p idle=hot -p device="$devices")
+    # Replay has a mode of its own (replay).
+    settings=(-f 1 -wi 1 -w 1s -i 3 -r 500ms -p fanOut=256 -p reads=64 -p n=64 -p idle=hot -p device="$devices"
+      -e '\.(Replay\.[a-z]+|Metg\.replay)$')
     ;;
   full)
     settings=(-f 2 -wi 3 -w 500ms -i 5 -r 500ms -p device="$devices")
@@ -116,6 +121,11 @@ case "$mode" in
     # What the target table checks, on the threaded engines: RandomDag (profiler off/on), LinearChain and
     # Independent (with bulk(16)), Metg, CpuParallel G=10/100 µs, ComputeCopyOverlap; no Dexecutor.
     settings=(-f 2 -wi 2 -w 500ms -i 5 -r 500ms -p engine=pooled,perdevice -p grainMicros=10,100 -p device="$devices")
+    ;;
+  replay)
+    # Short iterations (a run is 1-40 ms, so 12-500 runs per iteration) so that 53 benchmarks x 2 forks
+    # (about 3.5 s each: JVM start, 0.5 s warm-up, 3 x 0.5 s measured) fit in about 7 minutes.
+    settings=(-f 2 -wi 1 -w 500ms -i 3 -r 500ms -p grainNanos=250,1000,4000)
     ;;
   profile)
     # One fork: JMH's JFR profiler names each recording by benchmark, so a second fork would overwrite it.
@@ -136,6 +146,7 @@ case "$mode" in
 esac
 includes=()
 case "$mode" in
+  replay) includes=('\.(Replay\.(engine|baseline)|Metg\.(engine|replay|baseline))$') ;;
   targets) includes=('\.(RandomDag|LinearChain|Independent|Metg|CpuParallel|ComputeCopyOverlap)\.(engine|bulk|baseline)$') ;;
   # Baselines only where cf is one (CpuParallel's and ComputeCopyOverlap's are judged against serial and lanes).
   profile) includes=('\.(RandomDag\.(engine|baseline)|(LinearChain|Independent)\.(engine|bulk|baseline)|(CpuParallel|ComputeCopyOverlap)\.engine)$') ;;

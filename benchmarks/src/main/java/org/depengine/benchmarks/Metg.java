@@ -20,7 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * METG (Task Bench's minimum effective task granularity): independent ops of G ns of calibrated
  * busy-spin each, 4 ms of serial work per run, for a ladder of G. The report finds, for each engine,
  * the op length at which its efficiency (T_ideal ÷ T, T_ideal = serial time ÷ cores) crosses 50 %,
- * interpolating between the measured lengths. {@code CpuParallel} covers the µs range with speed-ups.
+ * interpolating between the measured lengths; {@code replay} does it for the run captured once and
+ * replayed. {@code CpuParallel} covers the µs range with speed-ups.
  * Score: time of one whole run.
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -36,6 +37,23 @@ public class Metg {
         @Param({"250", "500", "1000", "2000", "4000", "8000"})
         public int grainNanos;
         @Param({"naive", "pooled", "perdevice"})
+        public String engine;
+
+        @Setup(Level.Trial)
+        public void open() {
+            trial = Trial.open(Workload.cpu(Workloads.metg(grainNanos)), engine);
+        }
+    }
+
+    /**
+     * The engines replaying the run, captured once ({@code ENGINE+replay}): METG with replay, beside
+     * METG without ({@link Engines}). A benchmark of its own, so the default ladder costs what it did.
+     */
+    @State(Scope.Benchmark)
+    public static class ReplayEngines extends TrialState {
+        @Param({"250", "500", "1000", "2000", "4000", "8000"})
+        public int grainNanos;
+        @Param({"naive+replay", "pooled+replay", "perdevice+replay"})
         public String engine;
 
         @Setup(Level.Trial)
@@ -60,6 +78,11 @@ public class Metg {
 
     @Benchmark
     public void engine(Engines s) {
+        s.trial.runOnce();
+    }
+
+    @Benchmark
+    public void replay(ReplayEngines s) {
         s.trial.runOnce();
     }
 

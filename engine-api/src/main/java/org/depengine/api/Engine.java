@@ -438,8 +438,9 @@ public interface Engine extends AutoCloseable {
      * deletion would make every replay after the first fail.
      *
      * @return the open capture; end it on this thread ({@code try (Capture c = engine.capture()) {...}})
-     * @throws IllegalStateException if the engine is closed, this thread already records a capture, or
-     *     it has a {@link #bulk(int)} open on this engine (close it first)
+     * @throws IllegalStateException if the engine is closed, this thread already records a capture,
+     *     it has a {@link #bulk(int)} open on this engine (close it first), or it is running an op (of
+     *     any engine: capture outside ops)
      * @throws UnsupportedOperationException if the engine implementation does not offer it (every
      *     engine of this project does)
      */

@@ -26,6 +26,7 @@ import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
 import org.depengine.core.tracker.Registration;
+import org.depengine.core.tracker.OpRoute;
 import org.depengine.core.tracker.ReplayLinks;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
@@ -114,6 +115,15 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /** Routes an op before it is registered ({@link OpBlock#setRoute}); the default does nothing. */
     protected void prepare(OpBlock op, EngineDevice device) {
+    }
+
+    /**
+     * Routes a replay's block pushed again ({@link OpBlock#reuse}), whose route is cleared:
+     * {@code previous} is the route it had, which an engine may recycle if nothing else holds it. The
+     * default is {@link #prepare}.
+     */
+    protected void prepareAgain(OpBlock op, EngineDevice device, OpRoute previous) {
+        prepare(op, device);
     }
 
     /** Called on the pusher after a successful push; the naive engine waits for the op here. */
@@ -277,6 +287,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; capture() was not opened");
         }
+        OpBlock running = CurrentOp.get();
+        if (running != null) {
+            // Its pushes would be recorded instead of pushed: ops that the running op's successors may
+            // need would never run, and replaying the graph from the op's thread could wait for itself.
+            throw new IllegalStateException("capture() of engine '" + name + "' was called from inside op '" + running.name()
+                    + "'; capture outside ops, on the thread that will replay the graph");
+        }
         if (bulks.ownsOpenBulk()) {
             throw new IllegalStateException("this thread has a bulk open on engine '" + name
                     + "'; close it before capture() (a capture records ops one by one)");
@@ -302,15 +319,17 @@ public abstract class AbstractEngine implements Engine, OpHost {
         bulks.flushAll();
         RecordedOp[] rec = g.ops();
         ReplayPlan plan = g.plan();
-        OpBlock[] ops = new OpBlock[rec.length];
+        OpBlock[] kept = g.takeBlocks(); // a retired set of an earlier replay, or null
+        OpBlock[] ops = kept != null ? kept : new OpBlock[rec.length];
         ListenerFanout l = listener;
         int made = 0;
         try {
             for (; made < rec.length; made++) {
-                ops[made] = replayed(rec[made], plan.links[made], ops, l, g, n);
+                ops[made] = replayed(rec[made], plan.links[made], ops, kept != null ? ops[made] : null, l, g, n);
             }
         } catch (Throwable t) {
-            // Nothing is registered yet: leaving the epochs undoes the ops made (see submit).
+            // Nothing is registered yet: leaving the epochs undoes the ops made (see submit). The set is
+            // dropped, not given back: its blocks made so far are not retired.
             for (int i = 0; i < made; i++) {
                 ops[i].account().exit();
             }
@@ -329,6 +348,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
             }
             afterPush(op);
         }
+        g.giveBack(ops); // reused by a later replay once every block is retired
         if (refused != null) {
             throw ops[0].cancellation();
         }
@@ -339,19 +359,34 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 + "Replay before close(), or capture the graph again on a new engine");
     }
 
-    /** One op of replay {@code n} of {@code g}, made and routed as {@link #submit} does, not yet registered. */
-    private OpBlock replayed(RecordedOp r, ReplayLinks links, OpBlock[] peers, ListenerFanout l, RecordedGraph g, long n) {
+    /**
+     * One op of replay {@code n} of {@code g}, made and routed as {@link #submit} does, not yet
+     * registered: {@code old}, the same op's retired block of an earlier replay ({@link OpBlock#isRetired}),
+     * is reused unless it took part in release at launch or its device changed; else a new block is
+     * made, whose spare queue nodes are made once for all its replays.
+     */
+    private OpBlock replayed(RecordedOp r, ReplayLinks links, OpBlock[] peers, OpBlock old, ListenerFanout l,
+                             RecordedGraph g, long n) {
         EngineDevice device = device(r.ctx());
         PendingOps.Epoch epoch = pending.enter();
         try {
             if (closing) {
                 throw closedFor(g);
             }
-            OpBlock op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), opIds.incrementAndGet(OP_ID),
-                    l, epoch, device.forOps());
-            op.setReplay(g, n);
-            op.linkReplay(links, peers);
-            prepare(op, device);
+            long id = opIds.incrementAndGet(OP_ID);
+            OpBlock op;
+            if (old != null && old.fencing() == null && old.device() == device.forOps()) { // retired: takeBlocks
+                OpRoute previous = old.route();
+                old.reuse(id, l, epoch);
+                op = old;
+                op.setReplay(g, n);
+                prepareAgain(op, device, previous);
+            } else {
+                op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), id, l, epoch, device.forOps());
+                op.setReplay(g, n);
+                op.linkReplay(links, peers);
+                prepare(op, device);
+            }
             return op;
         } catch (Throwable t) {
             epoch.exit();
@@ -446,6 +481,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
      */
     protected final void refuse(OpBlock op, Throwable cause) {
         execution.refuse(op, cause);
+        op.endRun();
     }
 
     /** Whether {@link #notifyShutdown()} was called: from then on only DELETE_VAR ops run. */

@@ -31,9 +31,9 @@ final class CurrentOp {
     static void set(EngineThread et, OpBlock op) {
         if (et != null) {
             et.currentOp = op;
-        } else if (op == null) {
-            OTHER_THREADS.remove();
         } else {
+            // set(null), not remove(): the thread's entry stays, so the next get() allocates none (a
+            // pusher running its ops inline sets and clears it once per op). The value is cleared.
             OTHER_THREADS.set(op);
         }
     }

@@ -37,6 +37,14 @@ final class OpExecution {
      *     to the calling thread first)
      */
     void run(OpBlock op, Stream ownStream) {
+        try {
+            runOnce(op, ownStream);
+        } finally {
+            op.endRun(); // last: a replay's block may be reused once it is finished too
+        }
+    }
+
+    private void runOnce(OpBlock op, Stream ownStream) {
         OpDef def = op.def();
         OpListener l = op.listener();
         Stream stream = ownStream;

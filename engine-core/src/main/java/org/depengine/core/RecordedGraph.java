@@ -3,13 +3,24 @@ package org.depengine.core;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Graph;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.Var;
 
 /**
  * A recorded op sequence: {@link #replay()} hands it to its engine ({@link AbstractEngine#replay}),
- * which pushes each op again. Immutable apart from the replay counter; thread-safe.
+ * which pushes each op again. Immutable apart from the replay counter and the kept block sets;
+ * thread-safe.
+ *
+ * <p><b>Block sets.</b> A replay's ops are a set of {@link OpBlock}s, one per op, indexed as in the
+ * graph (the array is also each block's peers). The graph keeps up to {@link #KEPT_SETS} sets of
+ * earlier replays; a replay takes one for itself alone ({@link #takeBlocks}) only if every block of it
+ * is retired ({@link OpBlock#isRetired}: finished, and its runner done with it), and reuses its blocks;
+ * else it makes a new set, and offers it back afterwards ({@link #giveBack}). So a replay never waits
+ * for an older one to free its blocks, an op of replay k+1 still waits only for the ops it conflicts
+ * with, and replays allocate no block while no more than {@code KEPT_SETS} of them are in flight.
  */
 final class RecordedGraph implements Graph {
     private final AbstractEngine engine;
@@ -19,6 +30,10 @@ final class RecordedGraph implements Graph {
     private final OpDef[] firstUser;
     private final AtomicLong replays = new AtomicLong();
     private final ReplayPlan plan;
+    /** How many block sets the graph keeps for later replays. */
+    static final int KEPT_SETS = 4;
+    /** Kept block sets, null where none: a set is in one slot, or taken by one replay, never both. */
+    private final AtomicReferenceArray<OpBlock[]> kept = new AtomicReferenceArray<>(KEPT_SETS);
 
     RecordedGraph(AbstractEngine engine, RecordedOp[] ops) {
         this.engine = engine;
@@ -62,6 +77,42 @@ final class RecordedGraph implements Graph {
 
     RecordedOp[] ops() {
         return ops;
+    }
+
+    /**
+     * A kept block set whose every block is retired, now the caller's alone; or null if there is none
+     * (the sets still in use stay kept).
+     */
+    OpBlock[] takeBlocks() {
+        for (int i = 0; i < KEPT_SETS; i++) {
+            OpBlock[] s = kept.getAndSet(i, null);
+            if (s == null) {
+                continue;
+            }
+            if (retired(s)) {
+                return s;
+            }
+            kept.compareAndSet(i, null, s); // still in use: kept (dropped if a set was given back meanwhile)
+        }
+        return null;
+    }
+
+    /** Offers the block set of a replay just pushed to later replays; dropped if all slots are taken. */
+    void giveBack(OpBlock[] set) {
+        for (int i = 0; i < KEPT_SETS; i++) {
+            if (kept.compareAndSet(i, null, set)) {
+                return;
+            }
+        }
+    }
+
+    private static boolean retired(OpBlock[] set) {
+        for (int i = set.length - 1; i >= 0; i--) { // the last ops are the likeliest to be still running
+            if (!set[i].isRetired()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The next replay's number, from 1. */

@@ -84,6 +84,24 @@ class ReplayPlanTest {
         }
     }
 
+    @Test
+    void theModelCheckedGraphGetsTheLinksItsModelUses() {
+        // TrackerModelCheckTest.WithReplays writes these links by hand (ReplayPlan is not visible there).
+        Var a = new Var(this, "a");
+        Var b = new Var(this, "b");
+        op(NONE, new Var[] {a});
+        op(new Var[] {a}, new Var[] {b});
+        op(new Var[] {b}, new Var[] {a});
+        op(NONE, new Var[] {b});
+        ReplayPlan p = plan();
+        boolean[][] skipped = {{false}, {true, false}, {true, false}, {false}};
+        int[][] succ = {{1}, {2}, {3}, {}};
+        for (int i = 0; i < 4; i++) {
+            assertArrayEquals(skipped[i], skipped(p.links[i], skipped[i].length), "accesses of op " + i);
+            assertArrayEquals(succ[i], successors(p.links[i]), "successors of op " + i);
+        }
+    }
+
     private static int[] successors(ReplayLinks l) {
         return l.successors();
     }

@@ -22,6 +22,7 @@ import org.depengine.api.Engine;
 import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.Graph;
+import org.depengine.api.OprHandle;
 import org.depengine.api.VarHandle;
 import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
@@ -475,6 +476,46 @@ public abstract class ReplayConformance extends EngineTestBase {
         engine.waitForAll(BOUND);
         assertEquals(3 * ran, runs[0], "each replay ran all its ops, or none");
         assertEquals(2 * ran, kept.version(), "each replay counted all its writes, or none");
+    }
+
+    @Test
+    void aGraphOverADeletedOperatorIsRefusedAndPushesNothing() {
+        VarHandle v = engine.newVariable("v");
+        OprHandle opr = engine.newOperator((ctx, done) -> done.complete(), List.of(), List.of(v), FnProperty.NORMAL,
+                "kept operator");
+        Graph g;
+        try (Capture c = engine.capture()) {
+            engine.push(opr, Context.cpu(), 0, true);
+            g = c.graph();
+        }
+        g.replay();
+        engine.waitForAll(BOUND);
+        engine.deleteOperator(opr);
+        assertRefused(g::replay, "kept operator", "deleted", "Capture a new graph");
+        engine.waitForAll(BOUND);
+        assertEquals(1, v.version(), "a refused replay pushes nothing");
+        assertEquals(1, g.replays());
+    }
+
+    @Test
+    void aCaptureIsRefusedInsideARunningOp() {
+        VarHandle v = engine.newVariable("v");
+        AtomicReference<Throwable> inside = new AtomicReference<>();
+        engine.op("tries to capture").writes(v).run(ctx -> {
+            try (Capture c = engine.capture()) {
+                inside.set(new AssertionError("capture() was not refused inside an op; it recorded " + c.graph().size()));
+            } catch (Throwable e) {
+                inside.set(e);
+            }
+        });
+        engine.waitForAll(BOUND);
+        assertTrue(inside.get() instanceof IllegalStateException, () -> "refused with an IllegalStateException: " + inside.get());
+        assertTrue(inside.get().getMessage().contains("tries to capture"), inside.get().getMessage());
+        assertTrue(inside.get().getMessage().contains("outside ops"), inside.get().getMessage());
+        VarHandle w = engine.newVariable("w");
+        engine.op("pushed after").writes(w).run(ctx -> { });
+        engine.waitForVar(w, BOUND);
+        assertEquals(1, w.version(), "pushes run as usual after the refused capture");
     }
 
     @Test

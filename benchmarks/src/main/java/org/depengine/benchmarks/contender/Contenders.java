@@ -9,7 +9,8 @@ import org.depengine.benchmarks.workload.Workload;
 /**
  * Makes contenders by name: the engines {@code naive}, {@code pooled}, {@code perdevice} (any name
  * {@link org.depengine.api.Engine#create} knows; {@code +builder} pushes through the op builder,
- * {@code +bulkN} pushes each run inside {@code engine.bulk(N)}), and the baselines {@code serial}, {@code cf},
+ * {@code +bulkN} pushes each run inside {@code engine.bulk(N)}, {@code +replay} captures the list once
+ * and replays it each run), and the baselines {@code serial}, {@code cf},
  * {@code fjp} and {@code dexecutor}. Baseline pools get one thread per core, as the engines' default
  * worker groups do.
  */
@@ -44,7 +45,11 @@ public final class Contenders {
             default:
                 if (name.endsWith(EngineContender.BUILDER_SUFFIX)) { // the same engine, pushed through engine.op(...)
                     String engine = name.substring(0, name.length() - EngineContender.BUILDER_SUFFIX.length());
-                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, true, 0);
+                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, true, 0, false);
+                }
+                if (name.endsWith(EngineContender.REPLAY_SUFFIX)) { // the same engine, the list captured once and replayed
+                    String engine = name.substring(0, name.length() - EngineContender.REPLAY_SUFFIX.length());
+                    return new EngineContender(engine, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false, 0, true);
                 }
                 int bulkAt = name.lastIndexOf(EngineContender.BULK_SUFFIX);
                 if (bulkAt > 0) { // the same engine, pushing each run inside engine.bulk(N)
@@ -54,9 +59,9 @@ public final class Contenders {
                                 + EngineContender.BULK_SUFFIX + "' must be a whole number from 1, e.g. perdevice+bulk16");
                     }
                     return new EngineContender(name.substring(0, bulkAt), workload, Objects.requireNonNull(ctx, "ctx"),
-                            profiling, false, Integer.parseInt(size));
+                            profiling, false, Integer.parseInt(size), false);
                 }
-                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false, 0);
+                return new EngineContender(name, workload, Objects.requireNonNull(ctx, "ctx"), profiling, false, 0, false);
         }
     }
 

@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.depengine.api.Bulk;
+import org.depengine.api.Capture;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
+import org.depengine.api.Graph;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.spi.EngineConfig;
@@ -23,11 +25,15 @@ import org.depengine.profiler.Profiler;
  * trial. With {@code builder}, each push goes through {@code engine.op(name)...run(fn)} instead of
  * the {@code pushSync} overload, to compare what the two cost (contender name {@code ENGINE+builder}).
  * With a bulk size, each run's pushes are made inside {@code engine.bulk(size)}, so that consecutive
- * ops merge (contender name {@code ENGINE+bulkN}).
+ * ops merge (contender name {@code ENGINE+bulkN}). With {@code replay}, the whole list is captured once,
+ * at setup ({@code engine.capture()}), and each run is one {@code graph.replay()} (contender name
+ * {@code ENGINE+replay}).
  */
 final class EngineContender implements Contender {
     /** The suffix of a contender name that pushes through the op builder. */
     static final String BUILDER_SUFFIX = "+builder";
+    /** The suffix of a contender name that replays the whole list, captured once. */
+    static final String REPLAY_SUFFIX = "+replay";
     /** The suffix of a contender name that pushes inside a bulk, followed by its size. */
     static final String BULK_SUFFIX = "+bulk";
 
@@ -42,10 +48,12 @@ final class EngineContender implements Contender {
     private final String opName;
     private final boolean builder;
     private final int bulk; // 0: no bulk
+    private final Graph graph; // the whole list, captured at setup; null: pushed one by one
     private long runs;
     private boolean closed;
 
-    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling, boolean builder, int bulk) {
+    EngineContender(String engineName, Workload workload, Context ctx, boolean profiling, boolean builder, int bulk,
+                    boolean replay) {
         this.builder = builder;
         this.bulk = bulk;
         this.workload = workload;
@@ -70,6 +78,15 @@ final class EngineContender implements Contender {
             fns[i] = rc -> body.run(op, rc.stream());
         }
         warmUp(ops);
+        graph = replay ? capture(n) : null;
+    }
+
+    /** Records the whole list once: recording runs nothing, so the variables' versions stay at 0. */
+    private Graph capture(int n) {
+        try (Capture c = engine.capture()) {
+            push(0, n);
+            return c.graph();
+        }
     }
 
     /**
@@ -99,7 +116,7 @@ final class EngineContender implements Contender {
     @Override
     public String name() {
         return engine.name() + (profiler != null ? "+profiler" : "") + (builder ? BUILDER_SUFFIX : "")
-                + (bulk > 0 ? BULK_SUFFIX + bulk : "");
+                + (bulk > 0 ? BULK_SUFFIX + bulk : "") + (graph != null ? REPLAY_SUFFIX : "");
     }
 
     @Override
@@ -110,6 +127,13 @@ final class EngineContender implements Contender {
 
     @Override
     public void submit(int from, int to) {
+        if (graph != null) {
+            if (from != 0 || to != graph.size()) {
+                throw new UnsupportedOperationException(name() + " replays the whole list at once, not ops " + from + ".." + to);
+            }
+            graph.replay();
+            return;
+        }
         if (bulk == 0) {
             push(from, to);
             return;

@@ -13,11 +13,15 @@ import java.util.function.Supplier;
 /** Renders stored benchmark runs as Markdown ({@code RESULTS.md}). */
 final class Report {
     static final List<String> WORKLOADS = List.of("RandomDag", "LinearChain", "Independent", "FanOutFanIn", "ReadHeavy",
-            "Wavefront", "CpuParallel", "Metg", "ComputeCopyOverlap", "PushCost");
+            "Wavefront", "CpuParallel", "Metg", "ComputeCopyOverlap", "PushCost", "Replay");
     private static final List<String> CONTENDERS = List.of("naive", "pooled", "perdevice", "naive+profiler",
-            "pooled+profiler", "perdevice+profiler", "perdevice+builder", "pooled+bulk16", "perdevice+bulk16", "serial", "copyLane", "computeLane", "cf", "fjp", "dexecutor");
+            "pooled+profiler", "perdevice+profiler", "perdevice+builder", "naive+replay", "pooled+replay", "perdevice+replay", "pooled+bulk16", "perdevice+bulk16", "serial", "copyLane", "computeLane", "cf", "fjp", "dexecutor");
     private static final List<String> RATIO_BASELINES = List.of("cf", "fjp", "dexecutor");
-    private static final List<String> MODES = List.of("smoke", "quick", "targets", "full");
+    private static final List<String> MODES = List.of("smoke", "quick", "targets", "full", "replay");
+    /** The mode that runs only the replay benchmarks: its section has the replay targets, not issue #16's. */
+    static final String REPLAY_MODE = "replay";
+    /** The engines whose replays are measured: each as {@code ENGINE+replay} beside {@code ENGINE}. */
+    private static final List<String> REPLAY_ENGINES = List.of("naive", "pooled", "perdevice");
     /** Engines the targets are checked for: the threaded ones (naive is the serial debugging reference). */
     static final List<String> TARGET_ENGINES = List.of("perdevice", "pooled");
 
@@ -96,7 +100,9 @@ final class Report {
 
         Map<String, Group> groups = group(run.results);
         boolean profiled = run.mode.equals("targets");
-        targets(out, groups, cores, profiled ? profile : null);
+        if (!run.mode.equals(REPLAY_MODE)) {
+            targets(out, groups, cores, profiled ? profile : null);
+        }
         if (profiled) {
             ProfileSection.render(out, profile, run.jdk, groups);
         }
@@ -122,6 +128,9 @@ final class Report {
                 }
                 if (w.equals("Metg")) {
                     metgLadder(out, mine, cores);
+                }
+                if (w.equals("Replay")) {
+                    replayTargets(out, groups, cores);
                 }
             }
         }
@@ -385,6 +394,54 @@ final class Report {
             forkAgreement(rows, groups, e);
         }
         out.append('\n');
+    }
+
+    /**
+     * Issue #30's replay targets: per shape, a replayed graph at ≤ 40 ns/op on naive, and on perdevice
+     * ≤ 0.3× the time of the same ops pushed one by one (same run); and METG with replay beside METG
+     * without, for every engine measured both ways.
+     */
+    private static void replayTargets(StringBuilder out, Map<String, Group> groups, int cores) {
+        out.append("#### Replay targets\n\n");
+        out.append("Issue #30's targets: *replayed* is `ENGINE+replay` (the list captured once, one `replay()` and "
+                + "`waitForAll` per run), *pushed* the same ops pushed one by one, in the same run. A missed target's "
+                + "profile is in benchmarks/README.md (\"Replay\").\n\n");
+        out.append("| target | engine | figures | status |\n|---|---|---|---|\n");
+        for (String shape : org.depengine.benchmarks.workload.Workloads.REPLAY_SHAPES) {
+            Group g = find(groups, "Replay", Map.of("shape", shape));
+            Double naive = g == null ? null : g.time("naive+replay");
+            replayRow(out, "Replay " + shape + ": replayed ≤ 40 ns/op", "naive", naive == null ? null
+                    : ns(naive / g.size()) + " ns/op replayed, " + ns(g.time("naive") == null ? null : g.time("naive") / g.size())
+                    + " pushed", naive == null ? null : naive / g.size() <= 40);
+            Double replayed = g == null ? null : g.time("perdevice+replay");
+            Double pushed = g == null ? null : g.time("perdevice");
+            Double ratio = replayed == null || pushed == null ? null : replayed / pushed;
+            replayRow(out, "Replay " + shape + ": replayed ≤ 0.3× pushed", "perdevice", ratio == null ? null
+                    : String.format(Locale.ROOT, "%s ns/op replayed vs %s pushed: %s", ns(replayed / g.size()),
+                    ns(pushed / g.size()), times(ratio)), ratio == null ? null : ratio <= 0.3);
+        }
+        for (String e : REPLAY_ENGINES) {
+            boolean measured = groups.values().stream().anyMatch(g -> g.workload.equals("Metg") && g.byContender.containsKey(e + "+replay"));
+            if (!measured) {
+                continue;
+            }
+            Double with = metgNanos(groups, e + "+replay", cores);
+            Double without = metgNanos(groups, e, cores);
+            replayRow(out, "METG with replay beside METG without", e, String.format(Locale.ROOT, "%s with replay, %s without",
+                    with == null ? "above every length measured" : ns(with) + " ns",
+                    without == null ? "above every length measured" : ns(without) + " ns"), null, "reported");
+        }
+        out.append('\n');
+    }
+
+    private static void replayRow(StringBuilder out, String target, String engine, String figures, Boolean met) {
+        replayRow(out, target, engine, figures, met, null);
+    }
+
+    /** A row whose status is {@code word} when given (e.g. "reported"), else met, missed or no data. */
+    private static void replayRow(StringBuilder out, String target, String engine, String figures, Boolean met, String word) {
+        out.append("| ").append(target).append(" | ").append(engine).append(" | ").append(figures == null ? "–" : figures)
+                .append(" | ").append(word != null ? word : met == null ? "no data" : met ? "met" : "**missed**").append(" |\n");
     }
 
     /** A workload's ns/op bound (null: none) and its bound on time ÷ cf's time. */

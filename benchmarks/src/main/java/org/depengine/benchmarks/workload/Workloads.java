@@ -1,5 +1,6 @@
 package org.depengine.benchmarks.workload;
 
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import org.depengine.api.FnProperty;
@@ -283,12 +284,32 @@ public final class Workloads {
                 return independent();
             case "Metg":
                 return metg(intParam(params, "grainNanos"));
+            case "Replay":
+                return replayed(param(params, "shape"));
             case "ComputeCopyOverlap":
                 return copyCompute(COPY_MICROS, COMPUTE_MICROS);
             case "PushCost":
                 return null;
             default:
                 throw new IllegalArgumentException("unknown benchmark '" + benchmark + "'");
+        }
+    }
+
+    /** The shapes the Replay benchmark captures and replays. */
+    public static final List<String> REPLAY_SHAPES = List.of("mxnet", "wide", "chain", "independent");
+
+    /**
+     * The op list of one of {@link #REPLAY_SHAPES}: the random DAGs ({@link #randomDag}), the chain
+     * ({@link #linearChain}) or the independent ops ({@link #independent}).
+     */
+    public static OpList replayed(String shape) {
+        switch (shape) {
+            case "chain":
+                return linearChain();
+            case "independent":
+                return independent();
+            default:
+                return randomDag(shape);
         }
     }
 

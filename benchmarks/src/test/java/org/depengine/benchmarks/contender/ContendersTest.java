@@ -1,5 +1,6 @@
 package org.depengine.benchmarks.contender;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,7 +47,7 @@ class ContendersTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"serial", "cf", "fjp", "dexecutor", "naive", "pooled", "perdevice", "naive+bulk3",
-        "pooled+bulk16", "perdevice+bulk16"})
+        "pooled+bulk16", "perdevice+bulk16", "naive+replay", "pooled+replay", "perdevice+replay"})
     void wholeRunsMatchTheSerialOracle(String name) {
         for (OpList ops : new OpList[] {smallDag(1), Workloads.wavefront(10), fanOut(5)}) {
             Workload w = Workload.cpu(ops);
@@ -105,6 +106,16 @@ class ContendersTest {
             c.reset(); // counts a second run that never pushes anything
             c.awaitAll();
             assertThrows(IllegalStateException.class, c::verify);
+        }
+    }
+
+    @Test
+    void aReplayingEngineRunsOnlyWholeLists() {
+        OpList ops = smallDag(3);
+        try (Contender c = Contenders.create("pooled+replay", Workload.cpu(ops), Context.cpu(), false)) {
+            assertEquals("pooled+replay", c.name());
+            c.reset();
+            assertThrows(UnsupportedOperationException.class, () -> c.submit(0, 10));
         }
     }
 

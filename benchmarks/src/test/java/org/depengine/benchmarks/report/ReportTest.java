@@ -1,6 +1,7 @@
 package org.depengine.benchmarks.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -330,6 +331,36 @@ class ReportTest {
         assertTrue(md.contains("Profiled: 4.40 ms per run, 440 ns/op (measured above: 400 ns/op)"), md);
         assertTrue(md.contains("Profiler code (`org.depengine.profiler`) on the stack in engine workers 30 % of samples, "
                 + "pusher 10 %"), md);
+    }
+
+    @Test
+    void aReplayRunHasTheReplayTargetsOnly(@TempDir Path dir) throws Exception {
+        List<String> r = new ArrayList<>();
+        int chain = 1 << 16;
+        r.add(result("Replay.baseline", "\"shape\": \"chain\", \"baseline\": \"cf\"", chain * 0.100));
+        r.add(result("Replay.engine", "\"shape\": \"chain\", \"engine\": \"naive+replay\"", chain * 0.030));
+        r.add(result("Replay.engine", "\"shape\": \"chain\", \"engine\": \"naive\"", chain * 0.120));
+        r.add(result("Replay.engine", "\"shape\": \"chain\", \"engine\": \"perdevice+replay\"", chain * 0.200));
+        r.add(result("Replay.engine", "\"shape\": \"chain\", \"engine\": \"perdevice\"", chain * 0.400));
+        for (int g : new int[] {500, 2000}) { // efficiency 0.25 at 500 ns, 1.0 at 2000 ns (see above)
+            r.add(result("Metg.baseline", "\"grainNanos\": \"" + g + "\", \"baseline\": \"serial\"", 4000));
+        }
+        r.add(result("Metg.engine", "\"grainNanos\": \"500\", \"engine\": \"perdevice\"", 8000));
+        r.add(result("Metg.engine", "\"grainNanos\": \"2000\", \"engine\": \"perdevice\"", 2000));
+        r.add(result("Metg.replay", "\"grainNanos\": \"500\", \"engine\": \"perdevice+replay\"", 4000));
+        r.add(result("Metg.replay", "\"grainNanos\": \"2000\", \"engine\": \"perdevice+replay\"", 2000));
+        write(dir, "replay-jdk17", r);
+        Path out = dir.resolve("RESULTS.md");
+        ReportMain.main(new String[] {dir.toString(), out.toString()});
+        String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        assertTrue(md.contains("## replay · JDK 17"), md);
+        assertFalse(md.contains("### Targets"), md); // issue #16's table belongs to the other modes
+        assertTrue(md.contains("#### Replay {shape=chain}"), md);
+        assertTrue(md.contains("| Replay chain: replayed ≤ 40 ns/op | naive | 30.0 ns/op replayed, 120 pushed | met |"), md);
+        assertTrue(md.contains("| Replay chain: replayed ≤ 0.3× pushed | perdevice | 200 ns/op replayed vs 400 pushed: 0.50× | **missed** |"), md);
+        assertTrue(md.contains("| Replay mxnet: replayed ≤ 40 ns/op | naive | – | no data |"), md);
+        assertTrue(md.contains("| METG with replay beside METG without | perdevice | 500 ns with replay, 794 ns without | reported |"), md);
     }
 
     @Test

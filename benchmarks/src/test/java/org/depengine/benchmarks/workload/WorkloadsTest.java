@@ -75,6 +75,9 @@ class WorkloadsTest {
                 () -> Workloads.forBenchmark("FanOutFanIn", Map.of()));
         assertTrue(e.getMessage().contains("fanOut"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Workloads.randomDag("tall"));
+        assertEquals(Workloads.linearChain().size(), Workloads.forBenchmark("Replay", Map.of("shape", "chain")).size());
+        assertEquals(Workloads.INDEPENDENT_OPS, Workloads.forBenchmark("Replay", Map.of("shape", "independent")).size());
+        assertEquals(Workloads.randomDag("wide").size(), Workloads.forBenchmark("Replay", Map.of("shape", "wide")).size());
     }
 
     @Test

@@ -9,7 +9,8 @@ import org.depengine.api.device.Stream;
 
 /**
  * A read-only view of one pushed op, given to {@link OpListener}s. The view is only valid during the
- * listener call: engines reuse nothing, but a listener must copy what it keeps.
+ * listener call: a listener must copy what it keeps (an engine may reuse the object for another op,
+ * as a graph's replays reuse their ops' blocks).
  */
 public interface OpInfo {
     /**

@@ -77,6 +77,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      *            RELEASED_AT_LAUNCH  its variables were released at launch: a fence until DEVICE_DONE
      *            DEVICE_DONE         a fence's completion: the ops deferred behind it go
      *            FENCES_TAKEN        the dispatcher took the op's fences and deferred it behind them
+ *            RUN_ENDED           (replayed ops only) the thread that ran it no longer touches it (endRun)
      *
      *   from                event                        to (word; counter; lists)                who             thread
      *   PENDING             register() refused           +CANCELLED                               OpBlock.register  pusher, guard held
@@ -95,6 +96,8 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      *   DONE                  (released at launch)       +DEVICE_DONE; doneWaiters emptied        finishCompletion  completing thread
      *   DONE                  (else)                     variables released                       finishCompletion  completing thread
      *   DONE                  (last)                     FINISHED, waiter unparked                finishCompletion  completing thread
+ *   RUNNING, DONE, FIN.  endRun (replayed ops)        +RUN_ENDED                               OpExecution     runner, last
+ *   FINISHED+RUN_ENDED   reuse (a later replay)       PENDING, all fields reset                AbstractEngine  next replayer
      *   PENDING, DONE, FIN.   complete, fail, skip       (unchanged): ISE                         a second or early completion
      *
      * Every transition keeps the flags. The phase moves by one CAS each (transition()), except start,
@@ -152,6 +155,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     private static final int RELEASED_AT_LAUNCH = 1 << 5;
     private static final int DEVICE_DONE = 1 << 6;
     private static final int FENCES_TAKEN = 1 << 7;
+    private static final int RUN_ENDED = 1 << 8;
 
     private final OpHost host;
 
@@ -196,8 +200,53 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     public void linkReplay(ReplayLinks l, OpBlock[] replayOps) {
         links = l;
         peers = replayOps;
+        if (l.registered > 1) {
+            keepSpareNodes(l.registered - 1); // made once, used by every push of the block (reuse)
+        }
         waitsAtPush = l.registered + l.preds + 1;
         WAIT.setRelease(this, waitsAtPush);
+    }
+
+    /**
+     * Readies this retired block ({@link #isRetired()}) for the same op of a later replay of its graph:
+     * a new id, listener and pending count, and a run's state from scratch; its links, peers and
+     * spare queue nodes stay. Pusher thread, before registration; the caller has taken the block's
+     * set for itself alone, so nobody else touches it.
+     */
+    public void reuse(long newId, OpListener newListener, OpAccount newAccount) {
+        repush(newId, newListener, newAccount);
+        registered = 0;
+        grantedAtPush = 0;
+        cancelled = null;
+        stream = null;
+        runner = null;
+        failure = null;
+        outcome = null;
+        inFlightSince = 0;
+        waiter = null;
+        STATE.setRelease(this, PENDING);
+        WAIT.setRelease(this, waitsAtPush);
+    }
+
+    /**
+     * Whether a replay's block is done with: it finished, and the thread that ran it is done with it
+     * ({@link #endRun}). Every other reference to a finished op is dropped before it finishes: its queue
+     * nodes have left their variables' queues, its successors were let go, its in-flight entry removed;
+     * except, for an op that took part in release at launch ({@link #fencing()} not null), the fence
+     * lists of other ops and variables, so such a block is never reused.
+     */
+    public boolean isRetired() {
+        return (word() & (PHASE | RUN_ENDED)) == (FINISHED | RUN_ENDED);
+    }
+
+    /**
+     * The engine's thread that ran the op (its function, or its skip or refusal) returns and touches it
+     * no more; after this and its finish, a replay's block may be reused. A no-op for ops not replayed.
+     */
+    public void endRun() {
+        if (links != null) {
+            STATE.getAndBitwiseOr(this, RUN_ENDED);
+        }
     }
 
     /** The replay's links of this op, or null for an op pushed on its own. */

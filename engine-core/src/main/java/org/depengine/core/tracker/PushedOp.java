@@ -15,23 +15,26 @@ import org.depengine.api.listen.OpListener;
  * is also the queue node ({@link QueueNode}) of the op's first registration that needs one.
  * {@link OpBlock} adds the run's lifecycle; this part never changes once the op is registered.
  *
- * <p>Thread-safety: every field is final except the route, which is set once, on the pusher thread,
- * before registration; the registration and the op's wait counter publish it to the thread that
- * dispatches the op.
+ * <p>Thread-safety: every field is set on the pusher thread before registration and not changed
+ * while the op is pushed; the registration and the op's wait counter publish them to the thread that
+ * dispatches the op. Only a replay's block, once retired, is pushed again ({@link #repush}): its id,
+ * listener, pending count, route and replay number are then set anew, by the next replaying thread.
  */
 abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlock {
     final OpDef def;
     final Context ctx;
     final int priority;
     final boolean profiling;
-    final long id;
-    final OpListener listener;
-    private final OpAccount account;
+    long id;
+    OpListener listener;
+    private OpAccount account;
     private final OpDevice device;
     private OpRoute route; // set once before registration, see setRoute
     private Object replayOf; // the graph whose replay pushed this op, or null; set once before registration
     private long replay;     // that replay's number, from 1
     private boolean nodeUsed; // pusher only: whether the op is already its own queue node (QueueNode)
+    private QueueNode.Extra[] spareNodes; // a replay's block: its other queue nodes, made once; else null
+    private int spareUsed;    // pusher only: how many of spareNodes this push used
 
     PushedOp(OpDef def, Context ctx, int priority, boolean profiling, long id, OpListener listener,
              OpAccount account, OpDevice device) {
@@ -52,13 +55,37 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     QueueNode node(boolean write) {
         QueueNode n;
         if (nodeUsed) {
-            n = new QueueNode.Extra(op());
+            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.Extra(op());
         } else {
             nodeUsed = true;
             n = this;
         }
         n.write = write;
         return n;
+    }
+
+    /**
+     * Gives a replay's block {@code n} queue nodes besides itself, made once and used by each of its
+     * pushes (an op is queued at most once per registered access). Pusher thread, before registration.
+     */
+    void keepSpareNodes(int n) {
+        spareNodes = new QueueNode.Extra[n];
+        for (int i = 0; i < n; i++) {
+            spareNodes[i] = new QueueNode.Extra(op());
+        }
+    }
+
+    /**
+     * Readies a retired replay's block for its next push (see {@link OpBlock#reuse}): every node it used
+     * has left its variable's queue, and nobody else holds the block. Pusher thread, before registration.
+     */
+    void repush(long newId, OpListener newListener, OpAccount newAccount) {
+        id = newId;
+        listener = newListener;
+        account = newAccount;
+        route = null;
+        nodeUsed = false;
+        spareUsed = 0;
     }
 
     @Override
@@ -100,8 +127,8 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     }
 
     /**
-     * Marks the op as pushed by replay number {@code n} (from 1) of {@code graph}. Once, on the pusher
-     * thread, before registration (published as the route is).
+     * Marks the op as pushed by replay number {@code n} (from 1) of {@code graph}. On the pusher thread,
+     * before registration (published as the route is); again at each reuse of a replay's block.
      */
     public void setReplay(Object graph, long n) {
         replayOf = graph;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.Context;
@@ -73,6 +74,12 @@ public class TrackerModelCheckTest {
     private final LongAdder hostDeferrals = new LongAdder();
     private int registered; // guarded by registration
     private volatile int published; // ops[0, published) are set; scans stop there
+    // Replays (WithReplays): per op id, the replay that pushed it (from 1; 0: pushed on its own) and its
+    // index in the graph; the block set a later replay may reuse, as RecordedGraph keeps one.
+    private final AtomicIntegerArray replayOf = new AtomicIntegerArray(MAX_OPS);
+    private final AtomicIntegerArray indexInGraph = new AtomicIntegerArray(MAX_OPS);
+    private final AtomicReference<OpBlock[]> keptSet = new AtomicReference<>();
+    private int replays; // guarded by registration
 
     /** Lincheck makes one instance per run. */
     public TrackerModelCheckTest() {
@@ -140,6 +147,7 @@ public class TrackerModelCheckTest {
         if (!state.compareAndSet(id, REGISTERED, STARTED)) {
             violations.add("op " + id + " started twice");
         }
+        op.endRun(); // the model's runner hands the op to the completing actors: a replay may reuse it once finished
     }
 
     /**
@@ -148,35 +156,37 @@ public class TrackerModelCheckTest {
      * serialisable.
      */
     private String serialisationCycle() {
-        int n = published;
-        boolean[][] before = new boolean[n][n];
+        int n = published; // at most MAX_OPS = 64: one long per op holds the ops it must come before
+        long[] before = new long[n];
         for (ConcurrentLinkedQueue<Integer> starts : List.of(startsOnA, startsOnB)) {
             Var v = starts == startsOnA ? a : b;
             List<Integer> order = new ArrayList<>(starts);
             for (int i = 0; i < order.size(); i++) {
                 for (int j = i + 1; j < order.size(); j++) {
                     if (conflictOn(v, ops.get(order.get(i)).def(), ops.get(order.get(j)).def())) {
-                        before[order.get(i)][order.get(j)] = true;
+                        before[order.get(i)] |= 1L << order.get(j);
                     }
                 }
             }
         }
         for (int x = 0; x < n; x++) {
             for (int y = 0; y < n; y++) {
-                if (x != y && registerEnd.get(x) < registerBegin.get(y) && conflict(ops.get(x).def(), ops.get(y).def())) {
-                    before[x][y] = true;
+                boolean inOrder = registerEnd.get(x) < registerBegin.get(y)
+                        || (replayOf.get(x) != 0 && replayOf.get(x) == replayOf.get(y) && indexInGraph.get(x) < indexInGraph.get(y));
+                if (x != y && inOrder && conflict(ops.get(x).def(), ops.get(y).def())) {
+                    before[x] |= 1L << y; // a replay's ops are pushed in graph order, in one step
                 }
             }
         }
-        for (int k = 0; k < n; k++) { // transitive closure: n is small
+        for (int k = 0; k < n; k++) { // transitive closure, a row of bits at a time (Warshall)
             for (int x = 0; x < n; x++) {
-                for (int y = 0; y < n; y++) {
-                    before[x][y] |= before[x][k] && before[k][y];
+                if ((before[x] & (1L << k)) != 0) {
+                    before[x] |= before[k];
                 }
             }
         }
         for (int x = 0; x < n; x++) {
-            if (before[x][x]) {
+            if ((before[x] & (1L << x)) != 0) {
                 return "op " + x + " " + shape(ops.get(x).def()) + " must come before itself (starts on a " + startsOnA
                         + ", on b " + startsOnB + "): the pushes are not serialisable";
             }
@@ -303,6 +313,93 @@ public class TrackerModelCheckTest {
         }
         op.appended();
         op.granted(granted);
+    }
+
+    /**
+     * The recorded graph a replay pushes: {@code W a; R a W b; R b W a; W b}. Its links are those
+     * {@code ReplayPlan} computes for it (ReplayPlanTest checks that): the read of a by op 1 and the
+     * read of b by op 2 lie between their variable's first and last write, so they skip the queues and
+     * the chain 0, 1, 2, 3 of edges orders them; a's queue gets ops 0 and 2, b's ops 1 and 3.
+     */
+    private OpDef[] graph() {
+        Var[] na = NONE;
+        SyncFn fn = ctx -> { };
+        return new OpDef[] {
+            new OpDef(owner, fn, na, new Var[] {a}, FnProperty.NORMAL, "g0", OpDef.Kind.USER),
+            new OpDef(owner, fn, new Var[] {a}, new Var[] {b}, FnProperty.NORMAL, "g1", OpDef.Kind.USER),
+            new OpDef(owner, fn, new Var[] {b}, new Var[] {a}, FnProperty.NORMAL, "g2", OpDef.Kind.USER),
+            new OpDef(owner, fn, na, new Var[] {b}, FnProperty.NORMAL, "g3", OpDef.Kind.USER),
+        };
+    }
+
+    private final OpDef[] graph = graph();
+    private final ReplayLinks[] links = {
+        new ReplayLinks(new boolean[] {false}, 0, new int[] {1}),
+        new ReplayLinks(new boolean[] {true, false}, 1, new int[] {2}),
+        new ReplayLinks(new boolean[] {true, false}, 1, new int[] {3}),
+        new ReplayLinks(new boolean[] {false}, 1, new int[0]),
+    };
+
+    /**
+     * Replays the graph as {@code AbstractEngine.replay} does: takes the kept block set if every block
+     * of it is retired and reuses its blocks ({@link OpBlock#reuse}), else makes new ones; registers the
+     * whole replay as one step ({@link Registration#registerReplay}), drops the guards in order, and
+     * offers the set to the next replay.
+     */
+    protected void replayOnce() {
+        OpBlock[] set = keptSet.getAndSet(null);
+        boolean reuse = set != null && retired(set);
+        if (set != null && !reuse) {
+            keptSet.compareAndSet(null, set); // still in use: kept for a later replay
+        }
+        OpBlock[] blocks = reuse ? set : new OpBlock[graph.length];
+        int first;
+        synchronized (registration) {
+            first = registered;
+            registered += graph.length;
+            int r = ++replays;
+            for (int i = 0; i < graph.length; i++) {
+                int id = first + i;
+                if (reuse) {
+                    blocks[i].reuse(id, null, null);
+                } else {
+                    blocks[i] = new OpBlock(graph[i], host, Context.cpu(), 0, false, id, null, null, null);
+                    blocks[i].linkReplay(links[i], blocks);
+                }
+                replayOf.set(id, r);
+                indexInGraph.set(id, i);
+                ops.set(id, blocks[i]);
+            }
+            published = first + graph.length;
+        }
+        int begin = clock.incrementAndGet();
+        for (int i = 0; i < graph.length; i++) {
+            registerBegin.set(first + i, begin);
+        }
+        Var[] lockOrder = a.lockOrder() < b.lockOrder() ? new Var[] {a, b} : new Var[] {b, a};
+        Var refused = host.registration().registerReplay(blocks, lockOrder);
+        if (refused != null) {
+            violations.add("a live variable refused replay of ops " + first + ".." + (published - 1));
+        }
+        int end = clock.incrementAndGet();
+        for (int i = 0; i < graph.length; i++) {
+            registerEnd.set(first + i, end);
+        }
+        for (OpBlock op : blocks) {
+            if (op.dropGuard()) {
+                dispatch(op);
+            }
+        }
+        keptSet.compareAndSet(null, blocks);
+    }
+
+    private static boolean retired(OpBlock[] set) {
+        for (OpBlock op : set) {
+            if (!op.isRetired()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Completes the k-th running op, if there is one. */
@@ -481,6 +578,49 @@ public class TrackerModelCheckTest {
         protected boolean honoursFences() {
             return false;
         }
+    }
+
+    /**
+     * Also replays of a recorded graph over a and b ({@link #replayOnce}), from any thread, interleaved
+     * with the pushes and with each other, its blocks reused once retired: the same rules hold, the
+     * replay's ops start in graph order where they conflict, and each ends counted in the versions.
+     */
+    public static class WithReplays extends TrackerModelCheckTest {
+        /** Lincheck makes one instance per run. */
+        public WithReplays() {
+        }
+
+        /** Replays the graph once. */
+        @Operation
+        public void replay() {
+            replayOnce();
+        }
+    }
+
+    @Test
+    void modelCheckingWithReplays() {
+        // Smaller scenarios than the others': a replay is four ops and one registration step over both
+        // variables, so each explored interleaving is several times longer (the default sizes took ~5 min
+        // on a loaded 2-core machine; these ~30 s).
+        modelCheckingOptions()
+                .iterations(2 * scale())
+                .invocationsPerIteration(60)
+                .actorsPerThread(2)
+                .actorsBefore(1)
+                .actorsAfter(0)
+                .check(WithReplays.class);
+    }
+
+    @Test
+    void stressWithReplays() {
+        new StressOptions()
+                .iterations(4 * scale())
+                .invocationsPerIteration(1_000)
+                .threads(3)
+                .actorsPerThread(3)
+                .actorsBefore(2)
+                .actorsAfter(1)
+                .check(WithReplays.class);
     }
 
     @Test

@@ -43,6 +43,11 @@ final class NaiveEngine extends AbstractEngine {
             notifyAll();
         }
 
+        /** Ready for another push of a replay's block: its last push was offered and run. */
+        synchronized void reset() {
+            runnable = false;
+        }
+
         /** Blocks until offered; returns whether the thread was interrupted meanwhile. */
         synchronized boolean await() {
             boolean interrupted = false;
@@ -65,6 +70,17 @@ final class NaiveEngine extends AbstractEngine {
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
             op.setRoute(new Handoff());
+        }
+    }
+
+    /** A replay's block pushed again recycles its handoff, which its last push was done with. */
+    @Override
+    protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous) {
+        if (previous instanceof Handoff h && !insideOwnOp()) {
+            h.reset();
+            op.setRoute(h);
+        } else {
+            prepare(op, slot);
         }
     }
 
