@@ -18,8 +18,14 @@ import java.util.TreeMap;
  * Sections: one per mode and JDK; each has the machine, the JDK, the targets (met / missed with the
  * figures) and a table per workload shape. A targets section also quotes the profile summary of its JDK
  * ({@code RESULTS_DIR/profiles/jdkN.json}, from {@code run.sh profile}) for every missed target.
+ * The KVStore's figures, measured with {@code KVStoreThroughput} outside {@code run.sh} (it needs
+ * several Hazelcast members), are written by hand in {@value #KVSTORE_SECTION} in the results folder and
+ * appended as they are.
  */
 public final class ReportMain {
+    /** The hand-written KVStore section in the results folder, appended to the report if present. */
+    static final String KVSTORE_SECTION = "kvstore.md";
+
     private ReportMain() {
     }
 
@@ -38,8 +44,12 @@ public final class ReportMain {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
         }
-        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR))),
-                StandardCharsets.UTF_8);
+        String report = Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR)));
+        Path kvstore = dir.resolve(KVSTORE_SECTION);
+        if (Files.isRegularFile(kvstore)) {
+            report += "\n" + Files.readString(kvstore, StandardCharsets.UTF_8);
+        }
+        Files.writeString(Path.of(args[1]), report, StandardCharsets.UTF_8);
     }
 
     /**

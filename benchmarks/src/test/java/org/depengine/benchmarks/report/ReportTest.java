@@ -96,10 +96,13 @@ class ReportTest {
         r.add(result("PushCost.pushBaseline", "\"ops\": \"independent\", \"baseline\": \"fjp\"", 0.05));
         write(dir, "quick-jdk17", r);
         write(dir, "full-jdk25", List.of(result("LinearChain.engine", "\"engine\": \"perdevice\"", chain * 0.3)));
+        Files.writeString(dir.resolve(ReportMain.KVSTORE_SECTION), "## KVStore\n\nhand-written figures\n");
 
         Path out = dir.resolve("RESULTS.md");
         ReportMain.main(new String[] {dir.toString(), out.toString()});
         String md = Files.readString(out, StandardCharsets.UTF_8);
+
+        assertTrue(md.endsWith("\n## KVStore\n\nhand-written figures\n"), "the KVStore section comes last, as written");
 
         assertTrue(md.indexOf("## quick · JDK 17") < md.indexOf("## full · JDK 25"), md);
         assertTrue(md.contains("2 cores, Test CPU 9000"), md);
