@@ -28,6 +28,7 @@ public final class ClusterNode {
 
     /** Starts an embedded member or a client, as {@code settings} say; returns once it has joined. */
     public static HazelcastInstance start(ClusterSettings settings) {
+        CallbackThreads.reuse();
         return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings)) : startMember(settings);
     }
 
@@ -36,6 +37,7 @@ public final class ClusterNode {
      * reports client workers that leave without closing their store as lost ({@link ClientLossReporter}).
      */
     public static HazelcastInstance startMember(ClusterSettings settings) {
+        CallbackThreads.reuse();
         HazelcastInstance hz = Hazelcast.newHazelcastInstance(memberConfig(settings));
         hz.getClientService().addClientListener(new ClientLossReporter(hz));
         return hz;

@@ -462,7 +462,10 @@ public final class ShardedTable implements AutoCloseable {
      */
     private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
         int len = requireLength(key, -1, "pull");
-        float[] out = new float[len];
+        // A key kept whole is the owner's reply itself (a copy owned by this call): no copy into an array of its own.
+        boolean whole = len <= chunkFloats;
+        float[] out = whole ? null : new float[len];
+        float[][] reply0 = new float[1][];
         long[] rounds = new long[Math.max(1, (len + chunkFloats - 1) / chunkFloats)]; // one per chunk (a barrier's 0 floats: 1)
         String what = "pull " + label;
         String closed = closedBecause;
@@ -476,14 +479,18 @@ public final class ShardedTable implements AutoCloseable {
             parts.add(unlessLost(chunkKey, needs, key, what,
                     () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout))
                     .thenAccept(reply -> {
-                        System.arraycopy(reply.value(), 0, out, off, n);
+                        if (whole) {
+                            reply0[0] = reply.value();
+                        } else {
+                            System.arraycopy(reply.value(), 0, out, off, n);
+                        }
                         rounds[off / chunkFloats] = reply.round();
                     }));
         });
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenCompose(v -> {
             long newest = Arrays.stream(rounds).max().orElse(round);
             if (asyncFor(key) || Arrays.stream(rounds).allMatch(r -> r == newest)) {
-                return CompletableFuture.completedFuture(out);
+                return CompletableFuture.completedFuture(whole ? reply0[0] : out);
             }
             return pull(key, newest, label, waitTimeout);
         });

@@ -46,11 +46,24 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
             state.key = key;
             state.offset = offset;
         }
+        long round = state.round;
         Reply reply = apply(state);
         if (changes() && (created || reply.status() != Reply.Status.ERROR)) {
-            entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
+            if (!state.storedInPlace || !unseen(state, round)) {
+                entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
+            }
+            state.storedInPlace = true;
         }
         return reply;
+    }
+
+    /**
+     * Whether this op's change of {@code state} (whose round was {@code roundBefore}) is one no read waits
+     * for, so that the listeners need not hear of it: the state object is the map's own (it is changed in
+     * place), so storing it again would only send every worker an event.
+     */
+    boolean unseen(KeyState state, long roundBefore) {
+        return false;
     }
 
     /** Applies the op to {@code state} (new and empty if the key had none). */

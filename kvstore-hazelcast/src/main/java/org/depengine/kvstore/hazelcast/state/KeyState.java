@@ -57,6 +57,13 @@ public final class KeyState implements IdentifiedDataSerializable {
      */
     float[] updaterState = new float[0];
     long steps;
+    /**
+     * Set once an op has stored this object in the map; not serialized. Still set when the next op gets the
+     * state, it shows that op holds the map's own object (the OBJECT in-memory format, not a copy), so a
+     * change it makes in place stays without storing it again. A copy (deserialized: the BINARY format,
+     * after a migration, on a backup) starts unset, and its first op stores it.
+     */
+    boolean storedInPlace;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -82,13 +89,18 @@ public final class KeyState implements IdentifiedDataSerializable {
                 return;
             }
             float[] merged = null;
+            boolean summed = false;
             for (float[] slot : first.getValue()) { // rank order: the same sum on every run
                 if (slot == null || slot.length == 0) { // absent (end of data) or skipped
                     continue;
                 }
                 if (merged == null) {
-                    merged = slot.clone();
+                    merged = slot; // a single slot is the sum: the updater does not modify it (its contract)
                 } else {
+                    if (!summed) {
+                        merged = merged.clone(); // the slots stay as they came: the backup replays the same
+                        summed = true;
+                    }
                     for (int i = 0; i < merged.length; i++) {
                         merged[i] += slot[i];
                     }

@@ -83,6 +83,16 @@ public final class PushOp extends KeyOp {
         return Reply.ok(state.round);
     }
 
+    /**
+     * A push that completes no round changes nothing a read can see (the pulls of its round wait for the
+     * round, the reads of a period's start for an end of data or a round): so the workers are told only of
+     * the pushes that complete a round, not of every push by every rank.
+     */
+    @Override
+    boolean unseen(KeyState state, long roundBefore) {
+        return state.round == roundBefore;
+    }
+
     @Override
     public int getClassId() {
         return StateFactory.PUSH;
