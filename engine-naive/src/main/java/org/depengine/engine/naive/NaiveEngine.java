@@ -25,15 +25,24 @@ import org.depengine.core.tracker.OpRoute;
  * ends in an {@link Error}, the ops queued behind it are run before the error goes on.
  */
 final class NaiveEngine extends AbstractEngine {
-    /** Per thread: whether a run is in progress, and the ops waiting for it to return. */
+    /**
+     * Per thread: whether a run is in progress, and the ops waiting for it to return; and the thread's
+     * hand-off, reused by its pushes one after the other (see {@link #prepare}).
+     */
     private static final class Trampoline {
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
+        final Handoff handoff = new Handoff();
     }
 
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
 
-    /** The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when ready. */
+    /**
+     * The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when
+     * ready. One offer per await: an op is offered (submitted) at most once, and only while its pusher
+     * is in, or about to enter, {@link #await} for it; await consumes the offer, so the next op may use
+     * the same hand-off.
+     */
     private static final class Handoff implements OpRoute {
         private boolean runnable; // guarded by this
 
@@ -43,7 +52,7 @@ final class NaiveEngine extends AbstractEngine {
             notifyAll();
         }
 
-        /** Blocks until offered; returns whether the thread was interrupted meanwhile. */
+        /** Blocks until offered, and consumes the offer; returns whether the thread was interrupted meanwhile. */
         synchronized boolean await() {
             boolean interrupted = false;
             while (!runnable) {
@@ -53,6 +62,7 @@ final class NaiveEngine extends AbstractEngine {
                     interrupted = true; // a push cannot be abandoned half-way: finish it, keep the status
                 }
             }
+            runnable = false;
             return interrupted;
         }
     }
@@ -61,10 +71,16 @@ final class NaiveEngine extends AbstractEngine {
         super(NaiveEngineProvider.NAME, config);
     }
 
+    /**
+     * Routes an op pushed from outside this engine's ops back to its pusher. A plain push uses the
+     * pushing thread's hand-off: the push returns only once its op is finished, so the thread has one
+     * such op outstanding at a time. The ops of a replay are all registered before the first is
+     * awaited, so each gets a hand-off of its own.
+     */
     @Override
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            op.setRoute(new Handoff());
+            op.setRoute(op.replayOf() == null ? trampoline.get().handoff : new Handoff());
         }
     }
 
