@@ -11,6 +11,11 @@ package org.depengine.core.tracker;
 abstract class QueueNode {
     boolean write; // set before the node is linked
     QueueNode next;
+    // A write's node only: the reads queued right behind it, and the next write queued after them (or
+    // null). Kept by the appends, so that completing the write finds both without walking the reads
+    // (each a cache miss on the completing thread) while it holds the variable's lock.
+    int readsBehind;
+    QueueNode nextWrite;
 
     /** The op this registration belongs to. */
     abstract OpBlock op();

@@ -32,7 +32,7 @@ final class NaiveEngine extends AbstractEngine {
     private static final class Trampoline {
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
-        final Handoff handoff = new Handoff();
+        final Handoff handoff = new Handoff(this);
     }
 
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
@@ -44,7 +44,13 @@ final class NaiveEngine extends AbstractEngine {
      * the same hand-off.
      */
     private static final class Handoff implements OpRoute {
+        /** The pusher's trampoline: the op is run on that thread, so its run needs no thread-local lookup. */
+        final Trampoline pusher;
         private boolean runnable; // guarded by this
+
+        Handoff(Trampoline pusher) {
+            this.pusher = pusher;
+        }
 
         @Override
         public synchronized void submit(OpBlock op) {
@@ -80,23 +86,28 @@ final class NaiveEngine extends AbstractEngine {
     @Override
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            op.setRoute(op.replayOf() == null ? trampoline.get().handoff : new Handoff());
+            Trampoline here = trampoline.get();
+            op.setRoute(op.replayOf() == null ? here.handoff : new Handoff(here));
         }
     }
 
     @Override
     protected void execute(OpBlock op, boolean pusherThread) {
         OpRoute r = op.route();
-        if (pusherThread || r == null) {
-            runBounded(op);
+        if (pusherThread && r instanceof Handoff h) {
+            runBounded(op, h.pusher); // the pusher thread is the route's
+        } else if (pusherThread || r == null) {
+            runBounded(op, trampoline.get());
         } else {
             r.submit(op);
         }
     }
 
-    /** Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns. */
-    private void runBounded(OpBlock op) {
-        Trampoline here = trampoline.get();
+    /**
+     * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
+     * ({@code here}: the calling thread's trampoline).
+     */
+    private void runBounded(OpBlock op, Trampoline here) {
         ArrayDeque<OpBlock> queued = here.queued;
         if (here.running) {
             queued.add(op);
@@ -135,7 +146,7 @@ final class NaiveEngine extends AbstractEngine {
         boolean interrupted = false;
         if (!op.isStarted()) {
             interrupted = h.await();
-            runBounded(op);
+            runBounded(op, h.pusher); // afterPush runs on the pusher thread
         }
         while (true) {
             try {
