@@ -8,6 +8,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -38,8 +39,31 @@ public final class ReportMain {
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("results folder " + dir + " does not exist; run benchmarks/run.sh first");
         }
-        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR))),
-                StandardCharsets.UTF_8);
+        Files.writeString(Path.of(args[1]), Report.render(readAll(dir), readProfiles(dir.resolve(ProfileSection.DIR)))
+                + notes(dir.resolve(NOTES)), StandardCharsets.UTF_8);
+    }
+
+    /** The folder of hand-written sections, under the results folder. */
+    static final String NOTES = "notes";
+
+    /**
+     * The hand-written sections ({@code NOTES/*.md}: measurements taken outside {@code run.sh}, each with
+     * its own command and conditions), in file-name order, to follow the generated ones; empty if none.
+     */
+    static String notes(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return "";
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.md")) {
+            ds.forEach(files::add);
+        }
+        files.sort(Comparator.naturalOrder());
+        StringBuilder out = new StringBuilder();
+        for (Path f : files) {
+            out.append('\n').append(Files.readString(f, StandardCharsets.UTF_8).strip()).append('\n');
+        }
+        return out.toString();
     }
 
     /**

@@ -19,6 +19,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The report from hand-made JMH results: figures, ratios and target verdicts. */
 class ReportTest {
+
+    @Test
+    void handWrittenNotesFollowTheGeneratedSectionsInFileNameOrder(@TempDir Path dir) throws Exception {
+        assertEquals("", ReportMain.notes(dir.resolve(ReportMain.NOTES)), "no notes folder: nothing appended");
+        Path notes = Files.createDirectory(dir.resolve(ReportMain.NOTES));
+        Files.writeString(notes.resolve("b.md"), "## B\n\nsecond\n\n", StandardCharsets.UTF_8);
+        Files.writeString(notes.resolve("a.md"), "## A\nfirst", StandardCharsets.UTF_8);
+        Files.writeString(notes.resolve("skip.txt"), "not a note", StandardCharsets.UTF_8);
+        assertEquals("\n## A\nfirst\n\n## B\n\nsecond\n", ReportMain.notes(notes));
+    }
     private static String result(String benchmark, String params, double microsPerRun) {
         return String.format(Locale.ROOT, "{\"benchmark\": \"org.depengine.benchmarks.%s\", \"mode\": \"avgt\", "
                 + "\"forks\": 1, \"warmupIterations\": 1, \"warmupTime\": \"1 s\", \"measurementIterations\": 3, "
