@@ -12,8 +12,8 @@ final class CurrentOp {
     /**
      * The op running on a thread that is not an {@link EngineThread}, in a one-element holder made once
      * per thread: setting and clearing it is a field write, not a thread-local update (a set and a
-     * remove per op, with the map's clean-up, were a tenth of the naive engine's push). Only the
-     * owning thread touches its holder.
+     * remove per op, whose map clean-up showed in the naive engine's push profile). Only the owning
+     * thread touches its holder.
      */
     private static final ThreadLocal<OpBlock[]> OTHER_THREADS = ThreadLocal.withInitial(() -> new OpBlock[1]);
 

@@ -19,7 +19,7 @@ import org.depengine.api.listen.OpListener;
  * before registration; the registration and the op's wait counter publish it to the thread that
  * dispatches the op.
  */
-abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlock {
+abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo permits OpBlock {
     final OpDef def;
     final Context ctx;
     final int priority;
@@ -46,18 +46,31 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     }
 
     /**
-     * The queue node for one registration of this op (under that variable's lock, on the pusher): the
-     * op itself the first time, a new node after that.
+     * The queue node for one read registration of this op (under that variable's lock, on the pusher):
+     * the op itself the first time, a new node after that.
      */
-    QueueNode node(boolean write) {
+    QueueNode readNode() {
         QueueNode n;
         if (nodeUsed) {
-            n = new QueueNode.Extra(op());
+            n = new QueueNode.ExtraRead(op());
         } else {
             nodeUsed = true;
             n = this;
         }
-        n.write = write;
+        n.write = false;
+        return n;
+    }
+
+    /** As {@link #readNode()}, for a write registration. */
+    QueueNode.Writable writeNode() {
+        QueueNode.Writable n;
+        if (nodeUsed) {
+            n = new QueueNode.ExtraWrite(op());
+        } else {
+            nodeUsed = true;
+            n = this;
+        }
+        n.write = true;
         return n;
     }
 

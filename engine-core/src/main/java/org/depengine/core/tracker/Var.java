@@ -116,9 +116,9 @@ public final class Var implements org.depengine.api.VarHandle {
     @SuppressWarnings("unused") // accessed through LOCK
     private volatile int lock;
     // guarded by lock
-    private QueueNode pendingWrite;
+    private QueueNode.Writable pendingWrite;
     private QueueNode tail;
-    private QueueNode lastWrite;
+    private QueueNode.Writable lastWrite;
     private int readers;
     private VarFences fences; // null until an op completes its access to this variable at launch
 
@@ -208,7 +208,7 @@ public final class Var implements org.depengine.api.VarHandle {
     /** Under the lock, not deleted: appends a read; {@link #GRANTED} if it may run at once. */
     int readLocked(OpBlock op) {
         if (pendingWrite != null) {
-            enqueue(op.node(false));
+            enqueue(op.readNode());
             lastWrite.readsBehind++;
             return QUEUED;
         }
@@ -228,7 +228,7 @@ public final class Var implements org.depengine.api.VarHandle {
         if (deletes) {
             deleted = true;
         }
-        QueueNode node = op.node(true);
+        QueueNode.Writable node = op.writeNode();
         if (pendingWrite != null) {
             enqueue(node);
             lastWrite.nextWrite = node;
@@ -306,10 +306,10 @@ public final class Var implements org.depengine.api.VarHandle {
             if (propagated != null) {
                 failure = propagated;
             }
-            QueueNode done = pendingWrite;
+            QueueNode.Writable done = pendingWrite;
             reads = done.readsBehind;
             firstRead = reads > 0 ? done.next : null;
-            QueueNode n = done.nextWrite;
+            QueueNode.Writable n = done.nextWrite;
             done.next = null; // the finished write leaves the FIFO
             done.nextWrite = null;
             pendingWrite = n;
