@@ -9,8 +9,13 @@ import org.depengine.core.tracker.OpBlock;
  * calls that would block an op on itself, and to tell nested pushes.
  */
 final class CurrentOp {
-    /** The op running on a thread that is not an {@link EngineThread}. */
-    private static final ThreadLocal<OpBlock> OTHER_THREADS = new ThreadLocal<>();
+    /**
+     * The op running on a thread that is not an {@link EngineThread}, in a one-element holder made once
+     * per thread: setting and clearing it is a field write, not a thread-local update (a set and a
+     * remove per op, whose map clean-up showed in the naive engine's push profile). Only the owning
+     * thread touches its holder.
+     */
+    private static final ThreadLocal<OpBlock[]> OTHER_THREADS = ThreadLocal.withInitial(() -> new OpBlock[1]);
 
     private CurrentOp() {
     }
@@ -18,7 +23,7 @@ final class CurrentOp {
     /** The op the calling thread is running, or null. */
     static OpBlock get() {
         Thread t = Thread.currentThread();
-        return t instanceof EngineThread ? ((EngineThread) t).currentOp : OTHER_THREADS.get();
+        return t instanceof EngineThread ? ((EngineThread) t).currentOp : OTHER_THREADS.get()[0];
     }
 
     /** Whether the calling thread is running an op of {@code engine}. */
@@ -27,15 +32,12 @@ final class CurrentOp {
         return cur != null && cur.def().owner() == engine;
     }
 
-    /** Sets the calling thread's op ({@code et}: the calling thread if it is an engine thread, else null). */
-    static void set(EngineThread et, OpBlock op) {
-        if (et != null) {
-            et.currentOp = op;
-        } else {
-            // set(null), not remove(): the thread's entry stays, so the next get() allocates none (a
-            // pusher running its ops inline sets and clears it once per op). The value is cleared.
-            OTHER_THREADS.set(op);
-        }
+    /**
+     * The calling thread's holder of its current op, if it is not an engine thread (those keep it in
+     * {@link EngineThread#currentOp}); read and write only element 0, only on the calling thread.
+     */
+    static OpBlock[] otherThreadHolder() {
+        return OTHER_THREADS.get();
     }
 
     /**

@@ -67,8 +67,15 @@ final class OpExecution {
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
-        OpBlock outer = et != null ? et.currentOp : CurrentOp.get();
-        CurrentOp.set(et, op);
+        OpBlock[] holder = et != null ? null : CurrentOp.otherThreadHolder();
+        OpBlock outer;
+        if (et != null) {
+            outer = et.currentOp;
+            et.currentOp = op;
+        } else {
+            outer = holder[0];
+            holder[0] = op;
+        }
         Throwable thrown = null;
         try {
             ordering.waitOnDevice(op, stream);
@@ -80,7 +87,11 @@ final class OpExecution {
         } catch (Throwable e) {
             thrown = e;
         } finally {
-            CurrentOp.set(et, outer);
+            if (et != null) {
+                et.currentOp = outer;
+            } else {
+                holder[0] = outer;
+            }
         }
         if (thrown != null) {
             fnThrew(op, thrown);

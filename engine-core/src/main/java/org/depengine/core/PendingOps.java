@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.OpAccount;
 
 /**
@@ -20,10 +21,13 @@ final class PendingOps {
     /*
      * Implementation overview.
      *
-     * While an epoch is open its count is striped: every thread adds to one cell of its own (handed out
-     * in turn, fixed for the thread's life), each cell on its own cache line, so that the pusher's +1 and
-     * the worker's -1 of the same op do not bounce one line between the cores on every op. A cell may go
-     * negative (a worker's cell collects the exits of ops entered on the pusher's cell).
+     * While an epoch is open its count is striped: every thread adds to one cell (fixed for the thread's
+     * life), each cell on its own cache line, so that the pusher's +1 and the worker's -1 of the same op
+     * do not bounce one line between the cores on every op. A cell may go negative (a worker's cell
+     * collects the exits of ops entered on the pusher's cell). Engine threads take the upper half of the
+     * cells in turn ({@link EngineThread#countCell}); any other thread (a pusher) the lower half, by its
+     * identity hash: no thread-local lookup on the push path, and a pusher never shares a cell with a
+     * worker. Two threads sharing a cell is only slower: every update is atomic.
      *
      * Sealing freezes the cells and moves the count to one central counter, so that the exits after a
      * seal cost one atomic add each too, with nothing to sum:
@@ -43,14 +47,19 @@ final class PendingOps {
     private static final int FIRST = PAD; // cell 0 starts one line in, away from the array's header
     private static final long FROZEN = Long.MIN_VALUE / 2; // a frozen cell holds about this
     private static final long GUARD = Long.MAX_VALUE / 2;  // remaining's start, until the sealer's add
-    private static final AtomicInteger NEXT_CELL = new AtomicInteger();
-    /** Each thread's cell, handed out in turn, so that the first {@link #CELLS} threads share none. */
-    private static final ThreadLocal<Integer> CELL =
-            ThreadLocal.withInitial(() -> FIRST + (NEXT_CELL.getAndIncrement() & (CELLS - 1)) * PAD);
+    private static final int HALF = CELLS / 2;
 
     private static int cells() {
         int n = Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors())) << 2;
         return Math.max(16, Math.min(n, 64)); // a power of two
+    }
+
+    /** The calling thread's cell (an index into the cells array). */
+    private static int cell() {
+        Thread t = Thread.currentThread();
+        int c = t instanceof EngineThread ? HALF + (((EngineThread) t).countCell & (HALF - 1))
+                : (System.identityHashCode(t) & (HALF - 1));
+        return FIRST + c * PAD;
     }
 
     private static boolean frozen(long cellValue) {
@@ -72,12 +81,12 @@ final class PendingOps {
         }
 
         boolean tryEnter() {
-            return !frozen(cells.getAndAdd(CELL.get(), 1));
+            return !frozen(cells.getAndAdd(cell(), 1));
         }
 
         @Override
         public void exit() {
-            if (frozen(cells.getAndAdd(CELL.get(), -1)) && remaining.decrementAndGet() == 0) {
+            if (frozen(cells.getAndAdd(cell(), -1)) && remaining.decrementAndGet() == 0) {
                 finish();
             }
         }

@@ -6,7 +6,7 @@ import java.util.Comparator;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.PriorityBlockingQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
@@ -71,8 +71,13 @@ public final class WorkerGroup implements OpRoute {
     private final String name;
     private final Queue<OpBlock> queue;
     private final Worker[] workers;
-    private final AtomicInteger parkedCount = new AtomicInteger();
-    private final AtomicInteger spinners = new AtomicInteger(); // 0 or 1: the worker spinning for new ops
+    // The spinner count (0 or 1: the worker spinning for new ops) and the parked count, read by every
+    // submit: on one cache line of their own, 64 bytes from either end of the array, so that the queue's
+    // head and tail (written by every poll and offer) and the objects allocated next to the group do
+    // not share it.
+    private static final int SPINNERS = 16;
+    private static final int PARKED_COUNT = 17;
+    private final AtomicIntegerArray counts = new AtomicIntegerArray(2 * SPINNERS + 2);
     private final OpRunner runner;
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
@@ -154,7 +159,7 @@ public final class WorkerGroup implements OpRoute {
             return;
         }
         queue.offer(op);
-        if (spinners.get() == 0 && parkedCount.get() > 0) {
+        if (counts.get(SPINNERS) == 0 && counts.get(PARKED_COUNT) > 0) {
             wakeOne(); // the spinner, if any, takes it: no wake-up needed
         }
     }
@@ -162,7 +167,7 @@ public final class WorkerGroup implements OpRoute {
     private void wakeOne() {
         for (Worker w : workers) {
             if (w.parked && Worker.PARKED.compareAndSet(w, true, false)) {
-                parkedCount.decrementAndGet();
+                counts.decrementAndGet(PARKED_COUNT);
                 LockSupport.unpark(w);
                 return;
             }
@@ -317,11 +322,11 @@ public final class WorkerGroup implements OpRoute {
                 if (stopping) {
                     return null;
                 }
-                if (spinners.get() == 0 && spinners.compareAndSet(0, 1)) {
+                if (counts.get(SPINNERS) == 0 && counts.compareAndSet(SPINNERS, 0, 1)) {
                     op = spin();
-                    spinners.decrementAndGet();
+                    counts.decrementAndGet(SPINNERS);
                     if (op != null) {
-                        if (parkedCount.get() > 0 && !queue.isEmpty()) {
+                        if (counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
                             wakeOne(); // submits behind it counted on the spinner: pass the wake-up on
                         }
                         return op;
@@ -331,13 +336,13 @@ public final class WorkerGroup implements OpRoute {
                     }
                 }
                 parked = true;
-                parkedCount.incrementAndGet();
+                counts.incrementAndGet(PARKED_COUNT);
                 op = queue.poll();
                 if (op == null && !stopping) {
                     LockSupport.park(this);
                 }
                 if (PARKED.compareAndSet(this, true, false)) {
-                    parkedCount.decrementAndGet();
+                    counts.decrementAndGet(PARKED_COUNT);
                 }
                 if (op != null) {
                     return op;

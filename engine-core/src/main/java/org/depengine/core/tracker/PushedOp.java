@@ -20,7 +20,7 @@ import org.depengine.api.listen.OpListener;
  * dispatches the op. Only a replay's block, once retired, is pushed again ({@link #repush}): its id,
  * listener, pending count, route and replay number are then set anew, by the next replaying thread.
  */
-abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlock {
+abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo permits OpBlock {
     final OpDef def;
     final Context ctx;
     final int priority;
@@ -33,7 +33,7 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     private Object replayOf; // the graph whose replay pushed this op, or null; set once before registration
     private long replay;     // that replay's number, from 1
     private boolean nodeUsed; // pusher only: whether the op is already its own queue node (QueueNode)
-    private QueueNode.Extra[] spareNodes; // a replay's block: its other queue nodes, made once; else null
+    private QueueNode.ExtraWrite[] spareNodes; // a replay's block: its other queue nodes (each fit for a read or a write), made once; else null
     private int spareUsed;    // pusher only: how many of spareNodes this push used
 
     PushedOp(OpDef def, Context ctx, int priority, boolean profiling, long id, OpListener listener,
@@ -49,18 +49,37 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
     }
 
     /**
-     * The queue node for one registration of this op (under that variable's lock, on the pusher): the
-     * op itself the first time, a new node after that.
+     * The queue node for one read registration of this op (under that variable's lock, on the pusher):
+     * the op itself the first time, a new node after that.
      */
-    QueueNode node(boolean write) {
+    QueueNode readNode() {
         QueueNode n;
         if (nodeUsed) {
-            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.Extra(op());
+            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.ExtraRead(op());
         } else {
             nodeUsed = true;
             n = this;
         }
-        n.write = write;
+        n.write = false;
+        return n;
+    }
+
+    /**
+     * As {@link #readNode()}, for a write registration. Its reads-behind count and next-write link start
+     * empty: a replay's reused block or spare node keeps the values of its last push (a completed write
+     * leaves its count as it was).
+     */
+    QueueNode.Writable writeNode() {
+        QueueNode.Writable n;
+        if (nodeUsed) {
+            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.ExtraWrite(op());
+        } else {
+            nodeUsed = true;
+            n = this;
+        }
+        n.write = true;
+        n.readsBehind = 0;
+        n.nextWrite = null;
         return n;
     }
 
@@ -69,9 +88,9 @@ abstract sealed class PushedOp extends QueueNode implements OpInfo permits OpBlo
      * pushes (an op is queued at most once per registered access). Pusher thread, before registration.
      */
     void keepSpareNodes(int n) {
-        spareNodes = new QueueNode.Extra[n];
+        spareNodes = new QueueNode.ExtraWrite[n];
         for (int i = 0; i < n; i++) {
-            spareNodes[i] = new QueueNode.Extra(op());
+            spareNodes[i] = new QueueNode.ExtraWrite(op());
         }
     }
 

@@ -30,8 +30,12 @@ public final class Var implements org.depengine.api.VarHandle {
      *   readers       >= 0: the number of reads that were released and have not completed.
      *                 WRITING (-1): pendingWrite itself has been released (is running).
      *
+     *   lastWrite     the newest write in the FIFO (pendingWrite itself if it is the only one); each write's
+     *                 node counts the reads queued right behind it (readsBehind) and points to the next
+     *                 write (nextWrite), both kept by the appends.
+     *
      * Invariants (under the lock):
-     *   I1  pendingWrite == null  <=>  tail == null  (the FIFO is empty)
+     *   I1  pendingWrite == null  <=>  tail == null  <=>  lastWrite == null  (the FIFO is empty)
      *   I2  readers == WRITING    =>   pendingWrite != null and it has been released
      *   I3  pendingWrite != null and readers > 0  =>  those readers were released before pendingWrite
      *       was appended, and pendingWrite waits for them to drain
@@ -39,12 +43,14 @@ public final class Var implements org.depengine.api.VarHandle {
      *
      * Transitions:
      *   readLocked:    FIFO empty  -> readers++, release the read now
-     *                  otherwise   -> enqueue it (it waits for the writes ahead of it)
-     *   writeLocked:   FIFO empty  -> it becomes pendingWrite; if readers == 0 release it (readers = WRITING)
-     *                  otherwise   -> enqueue it
+     *                  otherwise   -> enqueue it (it waits for the writes ahead of it); lastWrite.readsBehind++
+     *   writeLocked:   FIFO empty  -> it becomes pendingWrite and lastWrite; if readers == 0 release it
+     *                                 (readers = WRITING)
+     *                  otherwise   -> enqueue it; lastWrite.nextWrite = it; it becomes lastWrite
      *   completeRead:  readers--; at 0 with a pendingWrite waiting, release that write (readers = WRITING)
      *   completeWrite: version++; take the consecutive reads right behind the finished write out of
-     *                  the FIFO and release them together (readers = their count);
+     *                  the FIFO and release them together (readers = their count: its readsBehind, the
+     *                  next write its nextWrite, so the lock is held for O(1), not a walk of the reads);
      *                  the next write, if any, becomes pendingWrite and is released at once if no reads
      *                  came between; the FIFO empties if nothing follows.
      *
@@ -110,8 +116,9 @@ public final class Var implements org.depengine.api.VarHandle {
     @SuppressWarnings("unused") // accessed through LOCK
     private volatile int lock;
     // guarded by lock
-    private QueueNode pendingWrite;
+    private QueueNode.Writable pendingWrite;
     private QueueNode tail;
+    private QueueNode.Writable lastWrite;
     private int readers;
     private VarFences fences; // null until an op completes its access to this variable at launch
 
@@ -201,7 +208,8 @@ public final class Var implements org.depengine.api.VarHandle {
     /** Under the lock, not deleted: appends a read; {@link #GRANTED} if it may run at once. */
     int readLocked(OpBlock op) {
         if (pendingWrite != null) {
-            enqueue(op.node(false));
+            enqueue(op.readNode());
+            lastWrite.readsBehind++;
             return QUEUED;
         }
         readers++;
@@ -220,13 +228,16 @@ public final class Var implements org.depengine.api.VarHandle {
         if (deletes) {
             deleted = true;
         }
-        QueueNode node = op.node(true);
+        QueueNode.Writable node = op.writeNode();
         if (pendingWrite != null) {
             enqueue(node);
+            lastWrite.nextWrite = node;
+            lastWrite = node;
             return QUEUED;
         }
         pendingWrite = node;
         tail = node;
+        lastWrite = node;
         if (readers != 0) {
             return QUEUED; // I3: waits for the running readers
         }
@@ -295,16 +306,16 @@ public final class Var implements org.depengine.api.VarHandle {
             if (propagated != null) {
                 failure = propagated;
             }
-            QueueNode n = pendingWrite.next;
-            pendingWrite.next = null; // the finished write leaves the FIFO
-            firstRead = n;
-            while (n != null && !n.write) {
-                reads++;
-                n = n.next;
-            }
+            QueueNode.Writable done = pendingWrite;
+            reads = done.readsBehind;
+            firstRead = reads > 0 ? done.next : null;
+            QueueNode.Writable n = done.nextWrite;
+            done.next = null; // the finished write leaves the FIFO
+            done.nextWrite = null;
             pendingWrite = n;
             if (n == null) {
                 tail = null;
+                lastWrite = null;
             }
             if (n != null && reads == 0) {
                 readers = WRITING;

@@ -25,17 +25,32 @@ import org.depengine.core.tracker.OpRoute;
  * ends in an {@link Error}, the ops queued behind it are run before the error goes on.
  */
 final class NaiveEngine extends AbstractEngine {
-    /** Per thread: whether a run is in progress, and the ops waiting for it to return. */
+    /**
+     * Per thread: whether a run is in progress, and the ops waiting for it to return; and the thread's
+     * hand-off, reused by its pushes one after the other (see {@link #prepare}).
+     */
     private static final class Trampoline {
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
+        final Handoff handoff = new Handoff(this);
     }
 
     private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
 
-    /** The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when ready. */
+    /**
+     * The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when
+     * ready. One offer per await: an op is offered (submitted) at most once, and only while its pusher
+     * is in, or about to enter, {@link #await} for it; await consumes the offer, so the next op may use
+     * the same hand-off.
+     */
     private static final class Handoff implements OpRoute {
+        /** The pusher's trampoline: the op is run on that thread, so its run needs no thread-local lookup. */
+        final Trampoline pusher;
         private boolean runnable; // guarded by this
+
+        Handoff(Trampoline pusher) {
+            this.pusher = pusher;
+        }
 
         @Override
         public synchronized void submit(OpBlock op) {
@@ -43,12 +58,12 @@ final class NaiveEngine extends AbstractEngine {
             notifyAll();
         }
 
-        /** Ready for another push of a replay's block: its last push was offered and run. */
+        /** Ready for another push of a replay's block: its last push was offered and run, or never offered. */
         synchronized void reset() {
             runnable = false;
         }
 
-        /** Blocks until offered; returns whether the thread was interrupted meanwhile. */
+        /** Blocks until offered, and consumes the offer; returns whether the thread was interrupted meanwhile. */
         synchronized boolean await() {
             boolean interrupted = false;
             while (!runnable) {
@@ -58,6 +73,7 @@ final class NaiveEngine extends AbstractEngine {
                     interrupted = true; // a push cannot be abandoned half-way: finish it, keep the status
                 }
             }
+            runnable = false;
             return interrupted;
         }
     }
@@ -66,17 +82,27 @@ final class NaiveEngine extends AbstractEngine {
         super(NaiveEngineProvider.NAME, config);
     }
 
+    /**
+     * Routes an op pushed from outside this engine's ops back to its pusher. A plain push uses the
+     * pushing thread's hand-off: the push returns only once its op is finished, so the thread has one
+     * such op outstanding at a time. The ops of a replay are all registered before the first is
+     * awaited, so each gets a hand-off of its own.
+     */
     @Override
     protected void prepare(OpBlock op, EngineDevice slot) {
         if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            op.setRoute(new Handoff());
+            Trampoline here = trampoline.get();
+            op.setRoute(op.replayOf() == null ? here.handoff : new Handoff(here));
         }
     }
 
-    /** A replay's block pushed again recycles its handoff, which its last push was done with. */
+    /**
+     * A replay's block pushed again recycles its hand-off, which its last push was done with, if the same
+     * thread replays it (the hand-off runs the op on its pusher's trampoline); else it gets a new one.
+     */
     @Override
     protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous) {
-        if (previous instanceof Handoff h && !insideOwnOp()) {
+        if (previous instanceof Handoff h && !insideOwnOp() && h.pusher == trampoline.get()) {
             h.reset();
             op.setRoute(h);
         } else {
@@ -87,16 +113,20 @@ final class NaiveEngine extends AbstractEngine {
     @Override
     protected void execute(OpBlock op, boolean pusherThread) {
         OpRoute r = op.route();
-        if (pusherThread || r == null) {
-            runBounded(op);
+        if (pusherThread && r instanceof Handoff h) {
+            runBounded(op, h.pusher); // the pusher thread is the route's
+        } else if (pusherThread || r == null) {
+            runBounded(op, trampoline.get());
         } else {
             r.submit(op);
         }
     }
 
-    /** Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns. */
-    private void runBounded(OpBlock op) {
-        Trampoline here = trampoline.get();
+    /**
+     * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
+     * ({@code here}: the calling thread's trampoline).
+     */
+    private void runBounded(OpBlock op, Trampoline here) {
         ArrayDeque<OpBlock> queued = here.queued;
         if (here.running) {
             queued.add(op);
@@ -135,7 +165,7 @@ final class NaiveEngine extends AbstractEngine {
         boolean interrupted = false;
         if (!op.isStarted()) {
             interrupted = h.await();
-            runBounded(op);
+            runBounded(op, h.pusher); // afterPush runs on the pusher thread
         }
         while (true) {
             try {
