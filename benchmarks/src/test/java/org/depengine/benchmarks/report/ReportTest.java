@@ -20,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The report from hand-made JMH results: figures, ratios and target verdicts. */
 class ReportTest {
-
     private static String result(String benchmark, String params, double microsPerRun) {
         return String.format(Locale.ROOT, "{\"benchmark\": \"org.depengine.benchmarks.%s\", \"mode\": \"avgt\", "
                 + "\"forks\": 1, \"warmupIterations\": 1, \"warmupTime\": \"1 s\", \"measurementIterations\": 3, "
