@@ -1,5 +1,6 @@
 package org.depengine.kvstore.hazelcast;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,8 +8,10 @@ import com.hazelcast.core.HazelcastInstance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +52,31 @@ class BackupConsistencyTest {
         ExecutionException afterLoss = assertThrows(ExecutionException.class,
                 () -> t.get(1).pull(key, 0).get(10, TimeUnit.SECONDS));
         assertTrue(afterLoss.getCause().getMessage().contains("arrived before the init"), afterLoss.getCause().getMessage());
+    }
+
+    /**
+     * A pull waits for its round on the key's owner, and the owner crashes: the key's backup takes over,
+     * and the pull gets the round's value once the other rank pushes to it, well before the 20 s call
+     * timeout (the waiting read is retried on the new owner; it neither hangs nor fails).
+     */
+    @Test
+    void aWaitingPullWhoseOwnerCrashesGetsTheRoundFromTheBackup() throws Exception {
+        members.addAll(cluster.startMembers(3, Map.of()));
+        Map<String, String> twoWorkers = Map.of("numWorkers", "2");
+        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, twoWorkers),
+                r, 2, false));
+        String key = keyOwnedBy(members.get(2));
+        for (ShardedTable x : t) {
+            x.init(key, new float[] {10, 20}).join();
+        }
+        t.get(0).push(key, 1, new float[] {1, 2}, Updater.sgd(1)).join();
+        CompletableFuture<float[]> waiting = t.get(0).pull(key, 1);
+
+        members.get(2).getLifecycleService().terminate();
+
+        t.get(1).push(key, 1, new float[] {3, 4}, Updater.sgd(1)).get(15, TimeUnit.SECONDS);
+        assertArrayEquals(new float[] {6, 14}, waiting.get(10, TimeUnit.SECONDS));
+        assertArrayEquals(new float[] {6, 14}, t.get(1).pull(key, 1).get(10, TimeUnit.SECONDS));
     }
 
     private static String keyOwnedBy(HazelcastInstance owner) {

@@ -50,9 +50,12 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
         Reply reply = apply(state);
         if (changes() && (created || reply.status() != Reply.Status.ERROR)) {
             if (!state.storedInPlace || !unseen(state, round)) {
+                state.readWaiting = false;
                 entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
             }
             state.storedInPlace = true;
+        } else if (!created && reply.status() == Reply.Status.NOT_READY) {
+            state.readWaiting = true; // the op that makes this read ready stores the state, so the reader hears of it
         }
         return reply;
     }

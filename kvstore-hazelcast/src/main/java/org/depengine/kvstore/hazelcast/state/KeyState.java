@@ -64,6 +64,12 @@ public final class KeyState implements IdentifiedDataSerializable {
      * after a migration, on a backup) starts unset, and its first op stores it.
      */
     boolean storedInPlace;
+    /**
+     * A read answered NOT_READY since this object was last stored: the next change must be stored, so that
+     * the waiting reads hear of it (an entry event). Not serialized: a copy starts with
+     * {@link #storedInPlace} unset, and its first op stores it anyway.
+     */
+    boolean readWaiting;
 
     /** For Hazelcast's factory. */
     public KeyState() {

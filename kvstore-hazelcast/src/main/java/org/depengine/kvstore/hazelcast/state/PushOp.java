@@ -45,6 +45,17 @@ public final class PushOp extends KeyOp {
 
     @Override
     Reply apply(KeyState state) {
+        long before = state.round;
+        Reply reply = take(state);
+        if (!async && value != null && reply.status() == Reply.Status.OK && state.round > before && state.error == null) {
+            // This push completed the round: its reply carries the value, so this rank's pull of the round
+            // needs no call of its own (a copy: the owner changes its value in place next round).
+            return Reply.value(state.value.clone(), state.round);
+        }
+        return reply;
+    }
+
+    private Reply take(KeyState state) {
         if (value == null) {
             if (round > state.round && state.failure == null) {
                 state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = KeyState.SKIPPED;
@@ -85,12 +96,14 @@ public final class PushOp extends KeyOp {
 
     /**
      * A push that completes no round changes nothing a read can see (the pulls of its round wait for the
-     * round, the reads of a period's start for an end of data or a round): so the workers are told only of
-     * the pushes that complete a round, not of every push by every rank.
+     * round, the reads of a period's start for an end of data or a round); one that completes a round is
+     * seen only by the reads that found it not ready ({@link KeyState#readWaiting}). So the workers are
+     * told of a completed round only when a read waits for it: the pushing rank's own pull takes the value
+     * from its push's reply.
      */
     @Override
     boolean unseen(KeyState state, long roundBefore) {
-        return state.round == roundBefore;
+        return state.round == roundBefore || !state.readWaiting;
     }
 
     @Override
