@@ -10,7 +10,9 @@ import java.util.Map;
 /**
  * An operation on one key's (or chunk's) {@link KeyState}, run by Hazelcast on the member that owns
  * the key's partition and then, for ops that change the state, the same op on the backup (so both
- * copies stay equal without shipping the arrays twice: every op is deterministic).
+ * copies stay equal without shipping the arrays twice: every op is deterministic). A push that
+ * completes a round is the exception: its backup gets the state the owner ended with
+ * ({@link StateBackup}), so the sum and the update run once.
  */
 public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, IdentifiedDataSerializable {
     /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
