@@ -1,14 +1,20 @@
 package org.depengine.kvstore.hazelcast;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,6 +55,75 @@ class BackupConsistencyTest {
         ExecutionException afterLoss = assertThrows(ExecutionException.class,
                 () -> t.get(1).pull(key, 0).get(10, TimeUnit.SECONDS));
         assertTrue(afterLoss.getCause().getMessage().contains("arrived before the init"), afterLoss.getCause().getMessage());
+    }
+
+    /**
+     * A pull waits for its round on the key's owner, and the owner crashes: the key's backup takes over,
+     * and the pull gets the round's value once the other rank pushes to it, well before the 20 s call
+     * timeout (the waiting read is retried on the new owner; it neither hangs nor fails).
+     */
+    @Test
+    void aWaitingPullWhoseOwnerCrashesGetsTheRoundFromTheBackup() throws Exception {
+        members.addAll(cluster.startMembers(3, Map.of()));
+        Map<String, String> twoWorkers = Map.of("numWorkers", "2");
+        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, twoWorkers),
+                r, 2, false));
+        String key = keyOwnedBy(members.get(2));
+        for (ShardedTable x : t) {
+            x.init(key, new float[] {10, 20}).join();
+        }
+        t.get(0).push(key, 1, new float[] {1, 2}, Updater.sgd(1)).join();
+        CompletableFuture<float[]> waiting = t.get(0).pull(key, 1);
+
+        members.get(2).getLifecycleService().terminate();
+
+        t.get(1).push(key, 1, new float[] {3, 4}, Updater.sgd(1)).get(15, TimeUnit.SECONDS);
+        assertArrayEquals(new float[] {6, 14}, waiting.get(10, TimeUnit.SECONDS));
+        assertArrayEquals(new float[] {6, 14}, t.get(1).pull(key, 1).get(10, TimeUnit.SECONDS));
+    }
+
+    /** {@code stored -= merged}, counting its runs on every member of this JVM. */
+    static final class Counting implements Updater {
+        private static final long serialVersionUID = 1L;
+        static final AtomicInteger RUNS = new AtomicInteger();
+
+        @Override
+        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
+            RUNS.incrementAndGet();
+            for (int i = 0; i < stored.limit(); i++) {
+                stored.put(i, stored.get(i) - merged.get(i));
+            }
+        }
+    }
+
+    /**
+     * The backup of a push that completes a round receives the state the owner ended with: the updater
+     * runs once a round in the whole cluster (a replay on the backup would run it twice), and after the
+     * owner's crash the backup's value is the round's.
+     */
+    @Test
+    void theBackupStoresTheUpdatedStateWithoutUpdatingAgain() throws Exception {
+        Map<String, String> registered = Map.of("numWorkers", "2", "updaterClasses", Counting.class.getName());
+        members.addAll(cluster.startMembers(3, Map.of("updaterClasses", Counting.class.getName())));
+        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, registered),
+                r, 2, false));
+        String key = keyOwnedBy(members.get(2));
+        for (ShardedTable x : t) {
+            x.init(key, new float[] {10, 20}).join();
+        }
+        Counting.RUNS.set(0);
+        for (int round = 1; round <= 3; round++) {
+            t.get(0).push(key, round, new float[] {1, 2}, new Counting()).join();
+            t.get(1).push(key, round, new float[] {round, 0}, new Counting()).join();
+        }
+        assertEquals(3, Counting.RUNS.get(), "updater runs for 3 rounds with one backup");
+
+        members.get(2).getLifecycleService().terminate(); // the owner: its backup takes over
+
+        assertArrayEquals(new float[] {1, 14}, t.get(0).pull(key, 3).get(10, TimeUnit.SECONDS)); // 10-3-6, 20-6
+        t.get(0).push(key, 4, new float[] {1, 1}, new Counting()).get(10, TimeUnit.SECONDS);
+        t.get(1).push(key, 4, new float[] {1, 1}, new Counting()).get(10, TimeUnit.SECONDS);
+        assertArrayEquals(new float[] {-1, 12}, t.get(1).pull(key, 4).get(10, TimeUnit.SECONDS));
     }
 
     private static String keyOwnedBy(HazelcastInstance owner) {

@@ -92,6 +92,37 @@ class ShardedTableTest {
         t.forEach(ShardedTable::close);
     }
 
+    /**
+     * Each round, the ranks push and pull in turn: the pulls of the ranks that pushed before the round
+     * completed wait on the owner and get the round's value; the rank whose push completed the round gets
+     * it from its push's reply, with no call (its pull is done at once). A split key's chunks too.
+     */
+    @Test
+    void waitingPullsAndThePushThatCompletesTheRoundGetTheRoundsValue(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "2"));
+        initAll(t, "w", new float[] {1, 2, 3});
+        float[] oracle = {1, 2, 3};
+        for (int round = 1; round <= 4; round++) {
+            List<CompletableFuture<float[]>> pulls = new java.util.ArrayList<>();
+            for (int i = 0; i < N; i++) {
+                int r = (round + i) % N; // a different rank completes each round
+                float[] g = {r + round, 2 * r, -round};
+                for (int j = 0; j < oracle.length; j++) {
+                    oracle[j] -= 0.5f * g[j];
+                }
+                t.get(r).push("w", round, g, Updater.sgd(0.5f)).join();
+                CompletableFuture<float[]> pull = t.get(r).pull("w", round);
+                assertEquals(i == N - 1, pull.isDone(), "round " + round + ", rank " + r + " pushed " + (i + 1)
+                        + "th: its pull is done at once exactly when its push completed the round");
+                pulls.add(pull);
+            }
+            for (CompletableFuture<float[]> p : pulls) {
+                assertArrayEquals(oracle, p.join(), "round " + round);
+            }
+        }
+        t.forEach(ShardedTable::close);
+    }
+
     @Test
     void aRetriedOrLatePushChangesNothing(TestInfo info) {
         List<ShardedTable> t = tables(info, false, Map.of());

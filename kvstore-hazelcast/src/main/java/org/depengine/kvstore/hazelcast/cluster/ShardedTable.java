@@ -55,7 +55,10 @@ import org.slf4j.LoggerFactory;
  * Hazelcast drops, every second: {@link PendingReads}). It fails once the key has shown no progress
  * for the timeout, or as soon as the key's owner reports that the round can no longer
  * complete because a worker left the cluster (this class tells the owners, from its membership
- * listener).
+ * listener). The owner stores a key's state (so that the listeners hear of it) only when a change may
+ * make such a waiting read ready: a round completes while a read waits for it, an init lands, a rank
+ * ends its data or is lost. A push that completes a round brings the round's value back in its reply,
+ * and this worker's pull of that round takes it without a call.
  *
  * <p>One job, one table: the maps are named by the job id. Opening a table whose maps hold the state
  * of an earlier job (no rank in them is registered by a live worker) is refused; a worker that closes
@@ -116,6 +119,12 @@ public final class ShardedTable implements AutoCloseable {
      */
     private final Map<String, CompletableFuture<Reply>> lossLimits = new ConcurrentHashMap<>();
     private volatile String closedBecause;
+    /**
+     * {@code dist_sync}: per chunk, the reply of this worker's push that completed the chunk's latest round
+     * (it carries the round's value), until this worker's pull of that round takes it: that pull then makes
+     * no call. At most one value per chunk; a later completing push replaces it.
+     */
+    private final Map<String, Reply> completedByPush = new ConcurrentHashMap<>();
     /** The period of the checkpoint the job resumed from (rank 0's, learned by every rank at open), or -1. */
     private int resumedPeriod = -1;
 
@@ -425,7 +434,12 @@ public final class ShardedTable implements AutoCloseable {
         String what = "push " + label;
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> parts.add(unlessLost(chunkKey, round, key, what, () -> call(chunkKey,
-                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what))));
+                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what))
+                .thenAccept(reply -> {
+                    if (reply.value() != null && closedBecause == null) {
+                        completedByPush.put(chunkKey, reply);
+                    }
+                })));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
     }
 
@@ -476,8 +490,9 @@ public final class ShardedTable implements AutoCloseable {
         forEachChunk(key, len, (chunkKey, off, n) -> {
             // A read of a period's round 0 may be ready without the lost rank (it may have ended the period before).
             long needs = Rounds.index(round) == 0 ? 0 : round;
-            parts.add(unlessLost(chunkKey, needs, key, what,
-                    () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout))
+            Reply pushed = takeCompleted(chunkKey, round);
+            parts.add((pushed != null ? CompletableFuture.completedFuture(pushed) : unlessLost(chunkKey, needs, key, what,
+                    () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)))
                     .thenAccept(reply -> {
                         if (whole) {
                             reply0[0] = reply.value();
@@ -494,6 +509,16 @@ public final class ShardedTable implements AutoCloseable {
             }
             return pull(key, newest, label, waitTimeout);
         });
+    }
+
+    /**
+     * The reply of this worker's push that completed round {@code round} of {@code chunkKey}, removed (its
+     * value goes to one pull, and is not kept here after it), or null if no push of this worker completed
+     * that round (or a later round completed since).
+     */
+    private Reply takeCompleted(String chunkKey, long round) {
+        Reply r = completedByPush.get(chunkKey);
+        return r != null && r.round() == round && completedByPush.remove(chunkKey, r) ? r : null;
     }
 
     /**
@@ -736,6 +761,7 @@ public final class ShardedTable implements AutoCloseable {
             }
         }
         closedBecause = "the store was closed";
+        completedByPush.clear();
         reads.failAll(closedBecause);
         try {
             map.removeEntryListener(mapListener);

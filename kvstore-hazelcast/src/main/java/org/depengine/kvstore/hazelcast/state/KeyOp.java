@@ -10,7 +10,9 @@ import java.util.Map;
 /**
  * An operation on one key's (or chunk's) {@link KeyState}, run by Hazelcast on the member that owns
  * the key's partition and then, for ops that change the state, the same op on the backup (so both
- * copies stay equal without shipping the arrays twice: every op is deterministic).
+ * copies stay equal without shipping the arrays twice: every op is deterministic). A push that
+ * completes a round is the exception: its backup gets the state the owner ended with
+ * ({@link StateBackup}), so the sum and the update run once.
  */
 public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, IdentifiedDataSerializable {
     /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
@@ -50,9 +52,12 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
         Reply reply = apply(state);
         if (changes() && (created || reply.status() != Reply.Status.ERROR)) {
             if (!state.storedInPlace || !unseen(state, round)) {
+                state.readWaiting = false;
                 entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
             }
             state.storedInPlace = true;
+        } else if (!created && reply.status() == Reply.Status.NOT_READY) {
+            state.readWaiting = true; // the op that makes this read ready stores the state, so the reader hears of it
         }
         return reply;
     }

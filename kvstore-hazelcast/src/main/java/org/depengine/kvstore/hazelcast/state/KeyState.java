@@ -64,6 +64,12 @@ public final class KeyState implements IdentifiedDataSerializable {
      * after a migration, on a backup) starts unset, and its first op stores it.
      */
     boolean storedInPlace;
+    /**
+     * A read answered NOT_READY since this object was last stored: the next change must be stored, so that
+     * the waiting reads hear of it (an entry event). Not serialized: a copy starts with
+     * {@link #storedInPlace} unset, and its first op stores it anyway.
+     */
+    boolean readWaiting;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -74,6 +80,33 @@ public final class KeyState implements IdentifiedDataSerializable {
         this.endedPeriod = new int[workers];
         java.util.Arrays.fill(endedPeriod, -1);
         this.lastPushed = new long[workers];
+    }
+
+    /**
+     * A copy for a backup ({@link StateBackup}): it shares nothing that a later op changes in place (the
+     * value, the updater state, the per-rank arrays, the slot arrays of a pending round); the slots
+     * themselves are never changed once in.
+     */
+    KeyState copy() {
+        KeyState c = new KeyState();
+        c.key = key;
+        c.offset = offset;
+        c.length = length;
+        c.initVersion = initVersion;
+        c.value = value == null ? null : value.clone();
+        c.round = round;
+        c.workers = workers;
+        c.endedPeriod = endedPeriod.clone();
+        pending.forEach((r, slots) -> c.pending.put(r, slots.clone()));
+        c.failure = failure;
+        c.failedAfter = failedAfter;
+        c.updater = updater;
+        c.async = async;
+        c.error = error;
+        c.lastPushed = lastPushed.clone();
+        c.updaterState = updaterState.clone();
+        c.steps = steps;
+        return c;
     }
 
     boolean initialised() {

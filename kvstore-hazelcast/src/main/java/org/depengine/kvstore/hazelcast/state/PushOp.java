@@ -1,5 +1,6 @@
 package org.depengine.kvstore.hazelcast.state;
 
+import com.hazelcast.map.EntryProcessor;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
@@ -20,6 +21,11 @@ public final class PushOp extends KeyOp {
     private long round;
     private float[] value;
     private Updater updater;
+    /**
+     * On the owner, once this push completed a round: a copy of the state it left, which the backup stores
+     * ({@link #getBackupProcessor()}) instead of replaying the push's sum and update.
+     */
+    private transient KeyState completed;
 
     /** For Hazelcast's factory. */
     public PushOp() {
@@ -45,6 +51,19 @@ public final class PushOp extends KeyOp {
 
     @Override
     Reply apply(KeyState state) {
+        long before = state.round;
+        Reply reply = take(state);
+        completed = state.round > before ? state.copy() : null;
+        if (!async && value != null && reply.status() == Reply.Status.OK && state.round > before && state.error == null) {
+            // This push completed the round: its reply carries the value, so this rank's pull of the round
+            // needs no call of its own. The backup's copy serves: the owner changes its own value in place
+            // next round, and neither the backup (serialized before the reply goes) nor the caller changes it.
+            return Reply.value(completed.value, state.round);
+        }
+        return reply;
+    }
+
+    private Reply take(KeyState state) {
         if (value == null) {
             if (round > state.round && state.failure == null) {
                 state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = KeyState.SKIPPED;
@@ -85,12 +104,25 @@ public final class PushOp extends KeyOp {
 
     /**
      * A push that completes no round changes nothing a read can see (the pulls of its round wait for the
-     * round, the reads of a period's start for an end of data or a round): so the workers are told only of
-     * the pushes that complete a round, not of every push by every rank.
+     * round, the reads of a period's start for an end of data or a round); one that completes a round is
+     * seen only by the reads that found it not ready ({@link KeyState#readWaiting}). So the workers are
+     * told of a completed round only when a read waits for it: the pushing rank's own pull takes the value
+     * from its push's reply.
      */
     @Override
     boolean unseen(KeyState state, long roundBefore) {
-        return state.round == roundBefore;
+        return state.round == roundBefore || !state.readWaiting;
+    }
+
+    /**
+     * The push itself, replayed on the backup (it fills the same slot there), unless it completed a round
+     * on the owner: then the state the owner ended with. (Hazelcast asks the op on the owner after it ran;
+     * asked before, it gets the replay, which ends in the same state.)
+     */
+    @Override
+    public EntryProcessor<String, KeyState, Reply> getBackupProcessor() {
+        KeyState c = completed;
+        return c != null ? new StateBackup(c) : this;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package org.depengine.kvstore.hazelcast.state;
 
-import com.hazelcast.core.ReadOnly;
 import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import java.io.IOException;
@@ -10,7 +9,9 @@ import org.depengine.kvstore.spi.Rounds;
  * A pull's read: the chunk's value once round {@code round} has completed (round 0: once the init has
  * landed), NOT_READY before that, or the error that keeps the round from ever completing.
  */
-public final class ReadOp extends KeyOp implements ReadOnly {
+public final class ReadOp extends KeyOp {
+    // Not ReadOnly: a read that answers NOT_READY marks the map's own state object (KeyState.readWaiting),
+    // which the same in-place object the pushes change must carry; it stores nothing and has no backup.
     /** EntryProcessor is Serializable, but Hazelcast writes these as IdentifiedDataSerializable. */
     private static final long serialVersionUID = 1L;
 

@@ -17,6 +17,7 @@ public final class StateFactory implements DataSerializableFactory {
     static final int READ = 5;
     static final int RANK = 6;
     static final int LIVE_ENDPOINTS = 7;
+    static final int STATE_BACKUP = 8;
 
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -28,6 +29,7 @@ public final class StateFactory implements DataSerializableFactory {
             case READ -> new ReadOp();
             case RANK -> new RankOp();
             case LIVE_ENDPOINTS -> new LiveEndpoints();
+            case STATE_BACKUP -> new StateBackup();
             default -> throw new IllegalArgumentException("unknown depengine kvstore type id " + typeId);
         };
     }
