@@ -21,7 +21,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * Capture and replay (issue #30): the zero-work op lists of {@link RandomDag} ({@code mxnet},
  * {@code wide}), {@link LinearChain} ({@code chain}) and {@link Independent} ({@code independent}),
  * each captured once at setup and replayed per run ({@code ENGINE+replay}), beside the same ops pushed
- * one by one ({@code ENGINE}) and the baselines, in the same run. Every run ends with
+ * one by one ({@code ENGINE}) and the baselines, in the same run. {@code graph}: {@code whole} captures
+ * the whole list (65,536 ops for chain and independent, 10,000 for the DAGs) as one graph, replayed
+ * once per run; {@code 1024} runs the first 1,024 ops of the shape repeated to the same length, as a
+ * training loop repeats its step, and captures one step, replayed 64 (9 for the DAGs) times per run. Every run ends with
  * {@code waitForAll}; each iteration is checked against the serial oracle. Score: time of one whole
  * run (the report divides by the ops).
  */
@@ -37,12 +40,14 @@ public class Replay {
     public static class Engines extends TrialState {
         @Param({"mxnet", "wide", "chain", "independent"})
         public String shape;
+        @Param({"1024", "whole"})
+        public String graph;
         @Param({"naive+replay", "naive", "pooled+replay", "pooled", "perdevice+replay", "perdevice"})
         public String engine;
 
         @Setup(Level.Trial)
         public void open() {
-            trial = Trial.open(workload(shape), engine);
+            trial = Trial.open(workload(shape, graph), engine);
         }
     }
 
@@ -51,12 +56,14 @@ public class Replay {
     public static class Baselines extends TrialState {
         @Param({"mxnet", "wide", "chain", "independent"})
         public String shape;
+        @Param({"1024", "whole"})
+        public String graph;
         @Param({"serial", "cf"})
         public String baseline;
 
         @Setup(Level.Trial)
         public void open() {
-            trial = Trial.open(workload(shape), baseline);
+            trial = Trial.open(workload(shape, graph), baseline);
         }
     }
 
@@ -70,7 +77,7 @@ public class Replay {
         s.trial.runOnce();
     }
 
-    private static Workload workload(String shape) {
-        return Workload.cpu(Workloads.forBenchmark("Replay", Map.of("shape", shape)));
+    private static Workload workload(String shape, String graph) {
+        return Workload.cpu(Workloads.forBenchmark("Replay", Map.of("shape", shape, "graph", graph)));
     }
 }

@@ -119,10 +119,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /**
      * Routes a replay's block pushed again ({@link OpBlock#reuse}), whose route is cleared:
-     * {@code previous} is the route it had, which an engine may recycle if nothing else holds it. The
-     * default is {@link #prepare}.
+     * {@code previous} is the route it had, which an engine may recycle if nothing else holds it;
+     * {@code fromOwnOp}: the replay is made from inside an op of this engine ({@link #insideOwnOp()},
+     * computed once per replay). The default is {@link #prepare}.
      */
-    protected void prepareAgain(OpBlock op, EngineDevice device, OpRoute previous) {
+    protected void prepareAgain(OpBlock op, EngineDevice device, OpRoute previous, boolean fromOwnOp) {
         prepare(op, device);
     }
 
@@ -319,19 +320,29 @@ public abstract class AbstractEngine implements Engine, OpHost {
         bulks.flushAll();
         RecordedOp[] rec = g.ops();
         ReplayPlan plan = g.plan();
-        OpBlock[] kept = g.takeBlocks(); // a retired set of an earlier replay, or null
-        OpBlock[] ops = kept != null ? kept : new OpBlock[rec.length];
+        boolean fromOwnOp = current != null && current.def().owner() == this;
+        // One pending-count entry and one id range for the whole replay: its ops are pushed as one step.
+        PendingOps.Epoch epoch = pending.enter(rec.length);
+        OpBlock[] kept = null;
+        OpBlock[] ops;
         ListenerFanout l = listener;
         int made = 0;
         try {
+            if (closing) {
+                throw closedFor(g);
+            }
+            long firstId = opIds.getAndAdd(OP_ID, rec.length) + 1;
+            kept = g.takeBlocks(); // a retired set of an earlier replay, or null
+            ops = kept != null ? kept : new OpBlock[rec.length];
             for (; made < rec.length; made++) {
-                ops[made] = replayed(rec[made], plan.links[made], ops, kept != null ? ops[made] : null, l, g, n);
+                ops[made] = replayed(rec[made], plan.links[made], ops, kept != null ? ops[made] : null, l, g, n,
+                        firstId + made, epoch, fromOwnOp);
             }
         } catch (Throwable t) {
-            // Nothing is registered yet: leaving the epochs undoes the ops made (see submit). The set is
-            // dropped, not given back: its blocks made so far are not retired.
-            for (int i = 0; i < made; i++) {
-                ops[i].account().exit();
+            // Nothing is registered yet: leaving the epoch undoes the ops counted (see submit). A kept set
+            // is dropped, not given back: its blocks made so far are not retired.
+            for (int i = 0; i < rec.length; i++) {
+                epoch.exit();
             }
             throw t;
         }
@@ -341,9 +352,11 @@ public abstract class AbstractEngine implements Engine, OpHost {
             }
         }
         Var refused = registration.registerReplay(ops, plan.lockOrder);
-        // Guards drop in order, each op's afterPush before the next (the naive engine runs them one by one).
-        for (OpBlock op : ops) {
-            if (op.dropGuard()) {
+        // Guards drop in order, each op's afterPush before the next (the naive engine runs them one by one);
+        // an op without a guard goes when its last predecessor in the replay completes.
+        for (int i = 0; i < ops.length; i++) {
+            OpBlock op = ops[i];
+            if (plan.links[i].guarded() && op.dropGuard()) {
                 dispatch(op, true);
             }
             afterPush(op);
@@ -361,37 +374,28 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     /**
      * One op of replay {@code n} of {@code g}, made and routed as {@link #submit} does, not yet
-     * registered: {@code old}, the same op's retired block of an earlier replay ({@link OpBlock#isRetired}),
-     * is reused unless it took part in release at launch or its device changed; else a new block is
-     * made, whose spare queue nodes are made once for all its replays.
+     * registered, with its id and the pending count it entered: {@code old}, the same op's retired block
+     * of an earlier replay ({@link OpBlock#isRetired}), is reused unless it took part in release at
+     * launch or its device changed; else a new block is made, whose spare queue nodes are made once for
+     * all its replays. {@code fromOwnOp}: the replay is made from inside an op of this engine.
      */
     private OpBlock replayed(RecordedOp r, ReplayLinks links, OpBlock[] peers, OpBlock old, ListenerFanout l,
-                             RecordedGraph g, long n) {
+                             RecordedGraph g, long n, long id, PendingOps.Epoch epoch, boolean fromOwnOp) {
         EngineDevice device = device(r.ctx());
-        PendingOps.Epoch epoch = pending.enter();
-        try {
-            if (closing) {
-                throw closedFor(g);
-            }
-            long id = opIds.incrementAndGet(OP_ID);
-            OpBlock op;
-            if (old != null && old.fencing() == null && old.device() == device.forOps()) { // retired: takeBlocks
-                OpRoute previous = old.route();
-                old.reuse(id, l, epoch);
-                op = old;
-                op.setReplay(g, n);
-                prepareAgain(op, device, previous);
-            } else {
-                op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), id, l, epoch, device.forOps());
-                op.setReplay(g, n);
-                op.linkReplay(links, peers);
-                prepare(op, device);
-            }
-            return op;
-        } catch (Throwable t) {
-            epoch.exit();
-            throw t;
+        OpBlock op;
+        if (old != null && old.fencing() == null && old.device() == device.forOps()) { // retired: takeBlocks
+            OpRoute previous = old.route();
+            old.reuse(id, l, epoch);
+            op = old;
+            op.setReplay(g, n);
+            prepareAgain(op, device, previous, fromOwnOp);
+        } else {
+            op = new OpBlock(r.def(), this, r.ctx(), r.priority(), r.profiling(), id, l, epoch, device.forOps());
+            op.setReplay(g, n);
+            op.linkReplay(links, peers);
+            prepare(op, device);
         }
+        return op;
     }
 
     /** The engine device of a context, opened on first use. */

@@ -94,8 +94,11 @@ final class DeviceOrdering {
     /**
      * The function of a sync op returned: completes it if its stream's policy says its work is done on
      * return (always, for ops with no device), else {@linkplain #launched launches} it. Never throws.
+     *
+     * @return true if it completed the op and ended the caller's run with it ({@link OpBlock#completeEndingRun}):
+     *     the caller must not touch the op any more
      */
-    void returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
+    boolean returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
         OpDevice device = op.device();
         StreamPolicy policy;
         boolean doneOnReturn;
@@ -104,13 +107,14 @@ final class DeviceOrdering {
             doneOnReturn = device == null || PluginGuard.doneOnReturn(device.context(), policy);
         } catch (Throwable e) {
             op.fail(e); // the plugin gave no usable policy: the op cannot tell when it is done
-            return;
+            return false;
         }
         if (doneOnReturn) {
-            op.complete();
-        } else {
-            launched(op, device, policy, stream, releaseAtLaunch);
+            op.completeEndingRun();
+            return true;
         }
+        launched(op, device, policy, stream, releaseAtLaunch);
+        return false;
     }
 
     /**

@@ -37,14 +37,18 @@ final class OpExecution {
      *     to the calling thread first)
      */
     void run(OpBlock op, Stream ownStream) {
+        boolean ended = false;
         try {
-            runOnce(op, ownStream);
+            ended = runOnce(op, ownStream);
         } finally {
-            op.endRun(); // last: a replay's block may be reused once it is finished too
+            if (!ended) {
+                op.endRun(); // last: a replay's block may be reused once it is finished too
+            }
         }
     }
 
-    private void runOnce(OpBlock op, Stream ownStream) {
+    /** Runs the op; true if its completion ended the run too ({@link OpBlock#completeEndingRun}). */
+    private boolean runOnce(OpBlock op, Stream ownStream) {
         OpDef def = op.def();
         OpListener l = op.listener();
         Stream stream = ownStream;
@@ -56,14 +60,14 @@ final class OpExecution {
             }
         } catch (Throwable e) {
             refuse(op, e);
-            return;
+            return false;
         }
         op.start(stream);
         if (l != null) {
             l.started(op, System.nanoTime());
         }
         if (SkipRule.skipped(op, engine.shutdownNotified())) {
-            return;
+            return false;
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
@@ -96,10 +100,11 @@ final class OpExecution {
         if (thrown != null) {
             fnThrew(op, thrown);
         } else if (def.isSync()) {
-            ordering.returned(op, kind, stream, engine.releasesAtLaunch());
+            return ordering.returned(op, kind, stream, engine.releasesAtLaunch());
         } else if (!op.isCompleted()) {
             diag.inFlight(op, false); // the callback is still to come
         }
+        return false;
     }
 
     /**

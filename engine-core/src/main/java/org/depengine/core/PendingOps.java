@@ -32,8 +32,8 @@ final class PendingOps {
      * Sealing freezes the cells and moves the count to one central counter, so that the exits after a
      * seal cost one atomic add each too, with nothing to sum:
      *   seal:   for each cell: v = getAndSet(cell, FROZEN); S += v.  Then remaining.addAndGet(S - GUARD).
-     *   enter:  v = cell.getAndAdd(1); if v is frozen: the epoch is sealed, try the next one (the +1 on a
-     *           frozen cell is ignored).
+     *   enter:  v = cell.getAndAdd(n) (n = 1, or a replay's ops); if v is frozen: the epoch is sealed, try
+     *           the next one (the +n on a frozen cell is ignored).
      *   exit:   v = cell.getAndAdd(-1); if v is frozen: remaining.decrementAndGet().
      *   The epoch finishes when an update takes remaining to zero (exactly one does: see below).
      * Every +1 and -1 on a cell before its freeze is in S (the RMWs on one cell are totally ordered);
@@ -80,8 +80,8 @@ final class PendingOps {
             this.older = older;
         }
 
-        boolean tryEnter() {
-            return !frozen(cells.getAndAdd(cell(), 1));
+        boolean tryEnter(int n) {
+            return !frozen(cells.getAndAdd(cell(), n));
         }
 
         @Override
@@ -164,9 +164,14 @@ final class PendingOps {
 
     /** Counts a new op; returns the epoch it must {@link Epoch#exit()} when finished. */
     Epoch enter() {
+        return enter(1);
+    }
+
+    /** Counts {@code n} new ops at once (a replay's); each must {@link Epoch#exit()} the epoch returned when finished. */
+    Epoch enter(int n) {
         while (true) {
             Epoch e = current;
-            if (e.tryEnter()) {
+            if (e.tryEnter(n)) {
                 return e;
             }
             Thread.onSpinWait(); // a seal is replacing the epoch right now

@@ -15,12 +15,19 @@ import org.depengine.core.tracker.Var;
 /**
  * What a graph computes once, at capture, so that its replays register less: per op, which accesses go
  * through their variables' queues and which edges order the others ({@link ReplayLinks}; the rule is
- * there and in {@code docs/design.md}), and every variable of the graph in lock order.
+ * there and in {@code docs/design.md}), with the edges that others imply dropped ({@link #reduce}), and
+ * every variable of the graph in lock order.
  */
 final class ReplayPlan {
     /** One access of the graph to a variable: op index, access index in the op (reads, then writes). */
     private record Access(int op, int index, boolean write) {
     }
+
+    /**
+     * The largest graph whose edges are reduced ({@link #reduce}): its ancestor sets take ops²/8 bytes
+     * while the plan is made (32 MiB at this size); larger graphs keep every edge.
+     */
+    static final int REDUCE_LIMIT = 16_384;
 
     final ReplayLinks[] links;
     final Var[] lockOrder;
@@ -45,6 +52,9 @@ final class ReplayPlan {
         for (List<Access> acc : byVar.values()) {
             link(acc, skipped, succ);
         }
+        if (ops.length <= REDUCE_LIMIT) {
+            reduce(succ);
+        }
         int[] preds = new int[ops.length];
         for (Set<Integer> s : succ) {
             for (int j : s) {
@@ -57,6 +67,47 @@ final class ReplayPlan {
         }
         lockOrder = byVar.keySet().toArray(new Var[0]);
         Arrays.sort(lockOrder, Comparator.comparingLong(Var::lockOrder));
+    }
+
+    /**
+     * Drops every edge that a path through other edges implies (the transitive reduction), so that a
+     * completing op lets go only the successors nothing else orders after it: one atomic update per edge
+     * kept, where a random DAG's per-variable edges are mostly redundant. Ordering is unchanged: an op
+     * still starts only after every op it had an edge from has completed, through the path. Edges go
+     * from lower to higher indexes, so graph order is topological; for each op, its predecessors are
+     * visited from the latest down, and one that is an ancestor of a later one (already in the set of
+     * their ancestors) is redundant.
+     */
+    static void reduce(List<Set<Integer>> succ) {
+        int n = succ.size();
+        List<List<Integer>> preds = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            preds.add(new ArrayList<>(2));
+        }
+        for (int i = 0; i < n; i++) {
+            for (int j : succ.get(i)) {
+                preds.get(j).add(i); // visited in increasing i: each list is sorted
+            }
+        }
+        int words = (n + 63) >>> 6;
+        long[][] ancestors = new long[n][];
+        for (int j = 0; j < n; j++) {
+            List<Integer> p = preds.get(j);
+            long[] a = new long[words];
+            for (int k = p.size() - 1; k >= 0; k--) {
+                int q = p.get(k);
+                if ((a[q >>> 6] & (1L << q)) != 0) {
+                    succ.get(q).remove(j); // q is an ancestor of a later predecessor of j
+                    continue;
+                }
+                a[q >>> 6] |= 1L << q;
+                long[] aq = ancestors[q];
+                for (int w = 0; w <= q >>> 6; w++) { // q's ancestors all have lower indexes
+                    a[w] |= aq[w];
+                }
+            }
+            ancestors[j] = a;
+        }
     }
 
     /**

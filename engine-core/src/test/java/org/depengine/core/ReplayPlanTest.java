@@ -2,9 +2,14 @@ package org.depengine.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
@@ -44,16 +49,16 @@ class ReplayPlanTest {
         op(NONE, one);  // 1: first write: registered
         op(one, NONE);  // 2: middle read: skipped, after 1
         op(one, NONE);  // 3: middle read: skipped, after 1
-        op(NONE, one);  // 4: middle write: skipped, after 1, 2, 3
+        op(NONE, one);  // 4: middle write: skipped, after 2, 3 (and 1, through them)
         op(one, NONE);  // 5: middle read: skipped, after 4
-        op(NONE, one);  // 6: last write: registered, after 4 and 5 (the queue orders it after 1)
+        op(NONE, one);  // 6: last write: registered, after 5 (and 4, through it; the queue orders it after 1)
         op(one, NONE);  // 7: read after the last write: registered, ordered by the queue
         ReplayPlan p = plan();
         boolean[] expected = {false, false, true, true, true, true, false, false};
         for (int i = 0; i < expected.length; i++) {
             assertEquals(expected[i], p.links[i].skipped(0), "access of op " + i);
         }
-        int[][] preds = {{}, {}, {1}, {1}, {1, 2, 3}, {4}, {4, 5}, {}};
+        int[][] preds = {{}, {}, {1}, {1}, {2, 3}, {4}, {5}, {}}; // implied edges (1->4, 4->6) dropped
         for (int j = 0; j < preds.length; j++) {
             List<Integer> got = new ArrayList<>();
             for (int i = 0; i < preds.length; i++) {
@@ -100,6 +105,55 @@ class ReplayPlanTest {
             assertArrayEquals(skipped[i], skipped(p.links[i], skipped[i].length), "accesses of op " + i);
             assertArrayEquals(succ[i], successors(p.links[i]), "successors of op " + i);
         }
+    }
+
+    @Test
+    void reducingKeepsWhatEveryOpWaitsForAndDropsEveryImpliedEdge() {
+        Random rnd = new Random(30);
+        for (int round = 0; round < 200; round++) {
+            int n = 1 + rnd.nextInt(40);
+            List<Set<Integer>> succ = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                Set<Integer> s = new LinkedHashSet<>();
+                for (int j = i + 1; j < n; j++) {
+                    if (rnd.nextInt(4) == 0) {
+                        s.add(j);
+                    }
+                }
+                succ.add(s);
+            }
+            boolean[][] before = closure(succ);
+            ReplayPlan.reduce(succ);
+            boolean[][] after = closure(succ);
+            assertEquals(toString(before), toString(after), "round " + round + ": reachability changed");
+            for (int i = 0; i < n; i++) {
+                for (int j : succ.get(i)) {
+                    for (int k : succ.get(i)) {
+                        assertFalse(k != j && after[k][j], "round " + round + ": edge " + i + "->" + j
+                                + " is implied through " + k);
+                    }
+                }
+            }
+        }
+    }
+
+    /** reach[i][j]: j is reachable from i through one edge or more. */
+    private static boolean[][] closure(List<Set<Integer>> succ) {
+        int n = succ.size();
+        boolean[][] reach = new boolean[n][n];
+        for (int i = n - 1; i >= 0; i--) {
+            for (int j : succ.get(i)) {
+                reach[i][j] = true;
+                for (int k = 0; k < n; k++) {
+                    reach[i][k] |= reach[j][k];
+                }
+            }
+        }
+        return reach;
+    }
+
+    private static String toString(boolean[][] m) {
+        return Arrays.deepToString(m);
     }
 
     private static int[] successors(ReplayLinks l) {

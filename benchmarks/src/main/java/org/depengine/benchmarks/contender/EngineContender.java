@@ -25,9 +25,9 @@ import org.depengine.profiler.Profiler;
  * trial. With {@code builder}, each push goes through {@code engine.op(name)...run(fn)} instead of
  * the {@code pushSync} overload, to compare what the two cost (contender name {@code ENGINE+builder}).
  * With a bulk size, each run's pushes are made inside {@code engine.bulk(size)}, so that consecutive
- * ops merge (contender name {@code ENGINE+bulkN}). With {@code replay}, the whole list is captured once,
- * at setup ({@code engine.capture()}), and each run is one {@code graph.replay()} (contender name
- * {@code ENGINE+replay}).
+ * ops merge (contender name {@code ENGINE+bulkN}). With {@code replay}, the whole list, or the step it
+ * repeats ({@link OpList#period()}), is captured once, at setup ({@code engine.capture()}), and each run
+ * is one {@code graph.replay()} per step (contender name {@code ENGINE+replay}).
  */
 final class EngineContender implements Contender {
     /** The suffix of a contender name that pushes through the op builder. */
@@ -78,10 +78,13 @@ final class EngineContender implements Contender {
             fns[i] = rc -> body.run(op, rc.stream());
         }
         warmUp(ops);
-        graph = replay ? capture(n) : null;
+        graph = replay ? capture(ops.period()) : null;
     }
 
-    /** Records the whole list once: recording runs nothing, so the variables' versions stay at 0. */
+    /**
+     * Records the list's first {@code n} ops once: the whole list, or the step it repeats
+     * ({@link OpList#period()}). Recording runs nothing, so the variables' versions stay at 0.
+     */
     private Graph capture(int n) {
         try (Capture c = engine.capture()) {
             push(0, n);
@@ -128,10 +131,13 @@ final class EngineContender implements Contender {
     @Override
     public void submit(int from, int to) {
         if (graph != null) {
-            if (from != 0 || to != graph.size()) {
+            int size = workload.ops().size();
+            if (from != 0 || to != size) {
                 throw new UnsupportedOperationException(name() + " replays the whole list at once, not ops " + from + ".." + to);
             }
-            graph.replay();
+            for (int done = 0; done < size; done += graph.size()) {
+                graph.replay(); // the list is this step repeated (OpList.period)
+            }
             return;
         }
         if (bulk == 0) {

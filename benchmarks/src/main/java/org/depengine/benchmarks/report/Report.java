@@ -407,18 +407,10 @@ final class Report {
                 + "`waitForAll` per run), *pushed* the same ops pushed one by one, in the same run. A missed target's "
                 + "profile is in benchmarks/README.md (\"Replay\").\n\n");
         out.append("| target | engine | figures | status |\n|---|---|---|---|\n");
-        for (String shape : org.depengine.benchmarks.workload.Workloads.REPLAY_SHAPES) {
-            Group g = find(groups, "Replay", Map.of("shape", shape));
-            Double naive = g == null ? null : g.time("naive+replay");
-            replayRow(out, "Replay " + shape + ": replayed ≤ 40 ns/op", "naive", naive == null ? null
-                    : ns(naive / g.size()) + " ns/op replayed, " + ns(g.time("naive") == null ? null : g.time("naive") / g.size())
-                    + " pushed", naive == null ? null : naive / g.size() <= 40);
-            Double replayed = g == null ? null : g.time("perdevice+replay");
-            Double pushed = g == null ? null : g.time("perdevice");
-            Double ratio = replayed == null || pushed == null ? null : replayed / pushed;
-            replayRow(out, "Replay " + shape + ": replayed ≤ 0.3× pushed", "perdevice", ratio == null ? null
-                    : String.format(Locale.ROOT, "%s ns/op replayed vs %s pushed: %s", ns(replayed / g.size()),
-                    ns(pushed / g.size()), times(ratio)), ratio == null ? null : ratio <= 0.3);
+        for (String graph : org.depengine.benchmarks.workload.Workloads.REPLAY_GRAPHS) {
+            for (String shape : org.depengine.benchmarks.workload.Workloads.REPLAY_SHAPES) {
+                replayShape(out, groups, shape, graph);
+            }
         }
         for (String e : REPLAY_ENGINES) {
             boolean measured = groups.values().stream().anyMatch(g -> g.workload.equals("Metg") && g.byContender.containsKey(e + "+replay"));
@@ -432,6 +424,27 @@ final class Report {
                     without == null ? "above every length measured" : ns(without) + " ns"), null, "reported");
         }
         out.append('\n');
+    }
+
+    /** The two rows of one Replay shape and graph setting (results without a graph setting are whole-list ones). */
+    private static void replayShape(StringBuilder out, Map<String, Group> groups, String shape, String graph) {
+        Group g = find(groups, "Replay", Map.of("shape", shape, "graph", graph));
+        if (g == null && graph.equals(org.depengine.benchmarks.workload.Workloads.REPLAY_WHOLE)) {
+            g = find(groups, "Replay", Map.of("shape", shape));
+        }
+        String what = "Replay " + shape + (graph.equals(org.depengine.benchmarks.workload.Workloads.REPLAY_WHOLE)
+                ? " (whole list, one graph)" : " (a " + graph + "-op step replayed)");
+        Double naive = g == null ? null : g.time("naive+replay");
+        Double naivePushed = g == null ? null : g.time("naive");
+        replayRow(out, what + ": replayed ≤ 40 ns/op", "naive", naive == null ? null
+                : ns(naive / g.size()) + " ns/op replayed, " + ns(naivePushed == null ? null : naivePushed / g.size())
+                + " pushed", naive == null ? null : naive / g.size() <= 40);
+        Double replayed = g == null ? null : g.time("perdevice+replay");
+        Double pushed = g == null ? null : g.time("perdevice");
+        Double ratio = replayed == null || pushed == null ? null : replayed / pushed;
+        replayRow(out, what + ": replayed ≤ 0.3× pushed", "perdevice", ratio == null ? null
+                : String.format(Locale.ROOT, "%s ns/op replayed vs %s pushed: %s", ns(replayed / g.size()),
+                ns(pushed / g.size()), times(ratio)), ratio == null ? null : ratio <= 0.3);
     }
 
     private static void replayRow(StringBuilder out, String target, String engine, String figures, Boolean met) {

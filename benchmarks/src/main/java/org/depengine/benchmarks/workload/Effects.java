@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * The observable effect of running an op list: one {@code long} per variable. Op {@code i} mixes its
- * index and the values of the variables it reads into each variable it writes, so the final values
+ * index ({@link OpList#identity}) and the values of the variables it reads into each variable it writes, so the final values
  * depend on every read seeing the right write: a run in a wrong order gives other values (with
  * overwhelming probability). The expected values come from a serial run ({@link #oracle}).
  *
@@ -35,9 +35,9 @@ public final class Effects {
         Arrays.fill(values, 0L);
     }
 
-    /** Applies op {@code i}'s effect. */
+    /** Applies op {@code i}'s effect (that of {@link OpList#identity} {@code i}: a repeated op has its step's). */
     public void apply(int i) {
-        long h = (i + 1) * 0x9E3779B97F4A7C15L;
+        long h = (ops.identity(i) + 1) * 0x9E3779B97F4A7C15L;
         for (int v : ops.reads(i)) {
             h = mix(h ^ values[v]);
         }

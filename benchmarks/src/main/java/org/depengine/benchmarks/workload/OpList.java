@@ -24,9 +24,16 @@ public final class OpList {
     private final FnProperty[] props;
     private final long[] workNanos;
     private final int[] tags;
+    private final int period; // op i is op i % period repeated; size() when the list does not repeat
 
     private OpList(String name, int varCount, int[][] reads, int[][] writes, FnProperty[] props, long[] workNanos,
                    int[] tags) {
+        this(name, varCount, reads, writes, props, workNanos, tags, reads.length);
+    }
+
+    private OpList(String name, int varCount, int[][] reads, int[][] writes, FnProperty[] props, long[] workNanos,
+                   int[] tags, int period) {
+        this.period = period;
         this.name = name;
         this.varCount = varCount;
         this.reads = reads;
@@ -81,6 +88,48 @@ public final class OpList {
         return tags[i];
     }
 
+    /**
+     * The length of the step this list repeats ({@link #repeat}), or {@link #size()} if it does not:
+     * op {@code i} is then op {@code i % period()} again, with the same variables and the same effect.
+     */
+    public int period() {
+        return period;
+    }
+
+    /** Which op of the repeated step op {@code i} is: {@code i % period()}; the index its effect mixes in. */
+    public int identity(int i) {
+        return i % period;
+    }
+
+    /**
+     * This list's first {@code period} ops, repeated {@code times} times: the op list of a training loop
+     * that runs the same step of {@code period} ops {@code times} times (op {@code i} is op
+     * {@code i % period} again, effect included, so a serial run of the whole list is the oracle of
+     * replaying a graph of one step {@code times} times).
+     *
+     * @throws IllegalArgumentException if {@code period} is not in [1, size()] or {@code times} < 1
+     */
+    public OpList repeat(int period, int times) {
+        if (period < 1 || period > size() || times < 1) {
+            throw new IllegalArgumentException("cannot repeat " + period + " of " + size() + " ops " + times + " times");
+        }
+        int n = period * times;
+        int[][] r = new int[n][];
+        int[][] w = new int[n][];
+        FnProperty[] p = new FnProperty[n];
+        long[] work = new long[n];
+        int[] t = new int[n];
+        for (int i = 0; i < n; i++) {
+            int k = i % period;
+            r[i] = reads[k];
+            w[i] = writes[k];
+            p[i] = props[k];
+            work[i] = workNanos[k];
+            t[i] = tags[k];
+        }
+        return new OpList(name + "×" + times, varCount, r, w, p, work, t, period);
+    }
+
     /** The sum of every op's nominal work, in nanoseconds. */
     public long totalWorkNanos() {
         long sum = 0;
@@ -117,7 +166,7 @@ public final class OpList {
 
     @Override
     public String toString() {
-        return name + "[" + size() + " ops, " + varCount + " vars]";
+        return name + "[" + size() + " ops, " + varCount + " vars" + (period < size() ? ", a step of " + period + " ops repeated" : "") + "]";
     }
 
     /** Collects ops in push order. Not thread-safe. */

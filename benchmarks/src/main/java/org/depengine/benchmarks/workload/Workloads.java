@@ -285,7 +285,7 @@ public final class Workloads {
             case "Metg":
                 return metg(intParam(params, "grainNanos"));
             case "Replay":
-                return replayed(param(params, "shape"));
+                return replayed(param(params, "shape"), params.getOrDefault("graph", REPLAY_WHOLE));
             case "ComputeCopyOverlap":
                 return copyCompute(COPY_MICROS, COMPUTE_MICROS);
             case "PushCost":
@@ -297,20 +297,45 @@ public final class Workloads {
 
     /** The shapes the Replay benchmark captures and replays. */
     public static final List<String> REPLAY_SHAPES = List.of("mxnet", "wide", "chain", "independent");
+    /** The Replay benchmark's {@code graph} setting that captures the whole list as one graph. */
+    public static final String REPLAY_WHOLE = "whole";
+    /** The Replay benchmark's graph settings: the whole list, or a step of this many ops repeated. */
+    public static final List<String> REPLAY_GRAPHS = List.of("1024", REPLAY_WHOLE);
 
     /**
      * The op list of one of {@link #REPLAY_SHAPES}: the random DAGs ({@link #randomDag}), the chain
-     * ({@link #linearChain}) or the independent ops ({@link #independent}).
+     * ({@link #linearChain}) or the independent ops ({@link #independent}); with {@code graph} a number
+     * K rather than {@link #REPLAY_WHOLE}, its first K ops repeated as often as fit in the same number of
+     * ops ({@link OpList#repeat}): a training loop's step, captured once and replayed every step, whose
+     * blocks stay in cache, where a whole list of 65,536 ops replayed as one graph does not.
+     *
+     * @throws IllegalArgumentException for a graph setting that is neither {@code whole} nor a positive number
      */
-    public static OpList replayed(String shape) {
+    public static OpList replayed(String shape, String graph) {
+        OpList whole;
         switch (shape) {
             case "chain":
-                return linearChain();
+                whole = linearChain();
+                break;
             case "independent":
-                return independent();
+                whole = independent();
+                break;
             default:
-                return randomDag(shape);
+                whole = randomDag(shape);
         }
+        if (graph.equals(REPLAY_WHOLE)) {
+            return whole;
+        }
+        int step;
+        try {
+            step = Integer.parseInt(graph);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("Replay graph '" + graph + "' is neither " + REPLAY_WHOLE + " nor a number of ops", e);
+        }
+        if (step < 1 || step > whole.size()) {
+            throw new IllegalArgumentException("Replay graph of " + step + " ops: use 1 to " + whole.size() + " or " + REPLAY_WHOLE);
+        }
+        return whole.repeat(step, whole.size() / step);
     }
 
     /** Nominal work of each copy of the CPU stand-in of ComputeCopyOverlap, µs. */

@@ -77,7 +77,8 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      *            RELEASED_AT_LAUNCH  its variables were released at launch: a fence until DEVICE_DONE
      *            DEVICE_DONE         a fence's completion: the ops deferred behind it go
      *            FENCES_TAKEN        the dispatcher took the op's fences and deferred it behind them
- *            RUN_ENDED           (replayed ops only) the thread that ran it no longer touches it (endRun)
+     *            RUN_ENDED           the thread that ran it no longer touches it (endRun, or completeEndingRun;
+     *                                read for replayed ops only)
      *
      *   from                event                        to (word; counter; lists)                who             thread
      *   PENDING             register() refused           +CANCELLED                               OpBlock.register  pusher, guard held
@@ -96,8 +97,9 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      *   DONE                  (released at launch)       +DEVICE_DONE; doneWaiters emptied        finishCompletion  completing thread
      *   DONE                  (else)                     variables released                       finishCompletion  completing thread
      *   DONE                  (last)                     FINISHED, waiter unparked                finishCompletion  completing thread
- *   RUNNING, DONE, FIN.  endRun (replayed ops)        +RUN_ENDED                               OpExecution     runner, last
- *   FINISHED+RUN_ENDED   reuse (a later replay)       PENDING, all fields reset                AbstractEngine  next replayer
+     *   RUNNING, DONE, FIN.  endRun (replayed ops)        +RUN_ENDED                               OpExecution     runner, last
+     *   DONE                 completeEndingRun (last)     FINISHED|RUN_ENDED in one CAS            OpExecution     runner, last
+     *   FINISHED+RUN_ENDED   reuse (a later replay)       PENDING, all fields reset                AbstractEngine  next replayer
      *   PENDING, DONE, FIN.   complete, fail, skip       (unchanged): ISE                         a second or early completion
      *
      * Every transition keeps the flags. The phase moves by one CAS each (transition()), except start,
@@ -195,7 +197,10 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
     /**
      * Makes this op the op of a replay that {@code links} describe, among {@code peers} (all the ops of
      * that replay, by their index in the graph): it registers only its accesses that are not skipped,
-     * and also waits for its predecessors in the replay to complete. Pusher thread, before registration.
+     * and also waits for its predecessors in the replay to complete. An op with no registered access
+     * and some predecessor has no push guard ({@link ReplayLinks#guarded()}): its last predecessor
+     * dispatches it, and the replaying thread must not call {@link #dropGuard()}. Pusher thread, before
+     * registration.
      */
     public void linkReplay(ReplayLinks l, OpBlock[] replayOps) {
         links = l;
@@ -203,7 +208,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (l.registered > 1) {
             keepSpareNodes(l.registered - 1); // made once, used by every push of the block (reuse)
         }
-        waitsAtPush = l.registered + l.preds + 1;
+        waitsAtPush = l.registered + l.preds + (l.guarded ? 1 : 0);
         WAIT.setRelease(this, waitsAtPush);
     }
 
@@ -507,7 +512,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (w < 0) {
             throw new IllegalStateException("op '" + name() + "' was already completed");
         }
-        finishCompletion(w, Outcome.SKIPPED, inherited, false);
+        finishCompletion(w, Outcome.SKIPPED, inherited, false, 0);
     }
 
     @Override
@@ -516,7 +521,24 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (w < 0) {
             throw new IllegalStateException(alreadyCompleted("complete()"));
         }
-        finishCompletion(w, Outcome.DONE, null, false);
+        finishCompletion(w, Outcome.DONE, null, false, 0);
+    }
+
+    /**
+     * As {@link #complete()}, by the thread that ran the op, as the last thing its run does with it
+     * (the engine's runner, after a sync op's function returned): the run ends ({@link #endRun}) in the
+     * same state change that finishes the op, so a replay's block costs no extra atomic update to
+     * retire. The caller must not touch the op afterwards, and must not call {@code endRun}: a later
+     * replay may already be reusing the block.
+     *
+     * @throws IllegalStateException if the op was already completed (then the run has not ended)
+     */
+    public void completeEndingRun() {
+        int w = transition(1 << RUNNING, DONE, 0);
+        if (w < 0) {
+            throw new IllegalStateException(alreadyCompleted("complete()"));
+        }
+        finishCompletion(w, Outcome.DONE, null, false, RUN_ENDED);
     }
 
     @Override
@@ -526,7 +548,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (w < 0) {
             throw new IllegalStateException(alreadyCompleted("fail(" + error + ")"));
         }
-        finishCompletion(w, Outcome.FAILED, new Failure(error, name()), true);
+        finishCompletion(w, Outcome.FAILED, new Failure(error, name()), true, 0);
     }
 
     /**
@@ -535,8 +557,9 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
      * of an op released at launch, whose variables were released then), the pending count, FINISHED.
      *
      * @param own whether {@code f} is the op's own failure (else it is inherited, or null)
+     * @param endFlags {@code RUN_ENDED} if the runner's run ends with this completion, else 0
      */
-    private void finishCompletion(int w, Outcome o, Failure f, boolean own) {
+    private void finishCompletion(int w, Outcome o, Failure f, boolean own, int endFlags) {
         outcome = o;
         failure = f;
         host.completed(this, own ? f : null);
@@ -558,7 +581,7 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (a != null) {
             a.exit();
         }
-        finish();
+        finish(endFlags);
     }
 
     /**
@@ -690,9 +713,12 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         }
     }
 
-    /** DONE to FINISHED, last in finishCompletion; wakes a thread blocked in {@link #awaitFinished}. */
-    private void finish() {
-        if (transition(1 << DONE, FINISHED, 0) < 0) {
+    /**
+     * DONE to FINISHED (with {@code flags}: RUN_ENDED or none), last in finishCompletion; wakes a thread
+     * blocked in {@link #awaitFinished}.
+     */
+    private void finish(int flags) {
+        if (transition(1 << DONE, FINISHED, flags) < 0) {
             throw new AssertionError(this + " finished twice"); // only the completing thread writes the word after DONE
         }
         Thread t = waiter; // after the CAS: see the overview (wake-up)

@@ -15,6 +15,7 @@ public final class ReplayLinks {
     final int registered;      // accesses registered on their variables' queues
     final int preds;           // ops of the same replay this op waits for
     final int[] successors;    // indexes, in the replay, of the ops that wait for this one
+    final boolean guarded;     // whether the op has a push guard (see OpBlock#linkReplay)
 
     /**
      * @param skipped per access (reads, then writes, as in the op's definition): true if the access is
@@ -33,6 +34,15 @@ public final class ReplayLinks {
         this.registered = n;
         this.preds = preds;
         this.successors = successors;
+        // An op with no registered access and some predecessors needs no guard: every registration of the
+        // replay is done before its first guard drops, and nothing of the replay starts before that, so
+        // its last predecessor's release is what dispatches it.
+        this.guarded = registered > 0 || preds == 0;
+    }
+
+    /** Whether the op holds a push guard, dropped by the replaying thread ({@link OpBlock#dropGuard}). */
+    public boolean guarded() {
+        return guarded;
     }
 
     /** The indexes, in the replay, of the ops that wait for this one (shared array: do not modify). */

@@ -30,6 +30,7 @@ final class NaiveEngine extends AbstractEngine {
      * hand-off, reused by its pushes one after the other (see {@link #prepare}).
      */
     private static final class Trampoline {
+        final Thread owner = Thread.currentThread(); // made by ThreadLocal.withInitial on its own thread
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
         final Handoff handoff = new Handoff(this);
@@ -46,7 +47,7 @@ final class NaiveEngine extends AbstractEngine {
     private static final class Handoff implements OpRoute {
         /** The pusher's trampoline: the op is run on that thread, so its run needs no thread-local lookup. */
         final Trampoline pusher;
-        private boolean runnable; // guarded by this
+        private boolean runnable; // guarded by this, but for reset (see there)
 
         Handoff(Trampoline pusher) {
             this.pusher = pusher;
@@ -58,8 +59,12 @@ final class NaiveEngine extends AbstractEngine {
             notifyAll();
         }
 
-        /** Ready for another push of a replay's block: its last push was offered and run, or never offered. */
-        synchronized void reset() {
+        /**
+         * Ready for another push of a replay's block: its last push was offered and run, or never offered.
+         * No lock: the block is retired and taken by the replaying thread alone, so no thread offers or
+         * awaits this hand-off now; the op's registration publishes the write to whoever offers it next.
+         */
+        void reset() {
             runnable = false;
         }
 
@@ -101,8 +106,8 @@ final class NaiveEngine extends AbstractEngine {
      * thread replays it (the hand-off runs the op on its pusher's trampoline); else it gets a new one.
      */
     @Override
-    protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous) {
-        if (previous instanceof Handoff h && !insideOwnOp() && h.pusher == trampoline.get()) {
+    protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous, boolean fromOwnOp) {
+        if (previous instanceof Handoff h && !fromOwnOp && h.pusher.owner == Thread.currentThread()) {
             h.reset();
             op.setRoute(h);
         } else {
@@ -110,10 +115,15 @@ final class NaiveEngine extends AbstractEngine {
         }
     }
 
+    /**
+     * Runs a ready op: on its pusher's thread when that is the calling thread (the push itself, or a run
+     * in progress there, whose trampoline queues it: a replay's ops released by the ops before them),
+     * else hands it to its blocked pusher, or runs it where it was released if it has no pusher to go to.
+     */
     @Override
     protected void execute(OpBlock op, boolean pusherThread) {
         OpRoute r = op.route();
-        if (pusherThread && r instanceof Handoff h) {
+        if (r instanceof Handoff h && (pusherThread || (h.pusher.owner == Thread.currentThread() && h.pusher.running))) {
             runBounded(op, h.pusher); // the pusher thread is the route's
         } else if (pusherThread || r == null) {
             runBounded(op, trampoline.get());
