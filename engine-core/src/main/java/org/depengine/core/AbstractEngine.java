@@ -351,7 +351,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
                 l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
             }
         }
-        Var refused = registration.registerReplay(ops, plan.lockOrder);
+        Var refused = registration.registerReplay(ops, plan.registrations);
         // Guards drop in order, each op's afterPush before the next (the naive engine runs them one by one);
         // an op without a guard goes when its last predecessor in the replay completes.
         for (int i = 0; i < ops.length; i++) {

@@ -10,13 +10,14 @@ import java.util.Map;
 import java.util.Set;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.ReplayLinks;
+import org.depengine.core.tracker.ReplayRegistrations;
 import org.depengine.core.tracker.Var;
 
 /**
  * What a graph computes once, at capture, so that its replays register less: per op, which accesses go
  * through their variables' queues and which edges order the others ({@link ReplayLinks}; the rule is
  * there and in {@code docs/design.md}), with the edges that others imply dropped ({@link #reduce}), and
- * every variable of the graph in lock order.
+ * the registered accesses by variable, every variable in lock order ({@link ReplayRegistrations}).
  */
 final class ReplayPlan {
     /** One access of the graph to a variable: op index, access index in the op (reads, then writes). */
@@ -30,7 +31,8 @@ final class ReplayPlan {
     static final int REDUCE_LIMIT = 16_384;
 
     final ReplayLinks[] links;
-    final Var[] lockOrder;
+    /** Each variable's registered accesses, and every variable in lock order. */
+    final ReplayRegistrations registrations;
 
     ReplayPlan(RecordedOp[] ops) {
         Map<Var, List<Access>> byVar = new IdentityHashMap<>();
@@ -65,8 +67,13 @@ final class ReplayPlan {
         for (int i = 0; i < ops.length; i++) {
             links[i] = new ReplayLinks(skipped[i], preds[i], succ.get(i).stream().mapToInt(Integer::intValue).toArray());
         }
-        lockOrder = byVar.keySet().toArray(new Var[0]);
+        Var[] lockOrder = byVar.keySet().toArray(new Var[0]);
         Arrays.sort(lockOrder, Comparator.comparingLong(Var::lockOrder));
+        OpDef[] defs = new OpDef[ops.length];
+        for (int i = 0; i < ops.length; i++) {
+            defs[i] = ops[i].def();
+        }
+        registrations = new ReplayRegistrations(defs, links, lockOrder);
     }
 
     /**

@@ -70,7 +70,7 @@ class ReplayPlanTest {
             }
             assertEquals(toList(preds[j]), got, "predecessors of op " + j);
         }
-        assertArrayEquals(new Var[] {v}, p.lockOrder);
+        assertArrayEquals(new Var[] {v}, p.registrations.lockOrder());
     }
 
     @Test

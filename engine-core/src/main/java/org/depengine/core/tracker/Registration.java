@@ -88,32 +88,40 @@ public final class Registration {
     }
 
     /**
-     * Registers the ops of one replay ({@link OpBlock#linkReplay}), in order, as one step with respect to
-     * every other push: with the other multi-variable pushes registering together, it locks every
-     * variable of the graph ({@code lockOrder}: each once, in ascending {@link Var#lockOrder()}), checks
-     * them for deletion, appends each op's registered accesses, then unlocks. One step matters here: a
-     * push appended between the graph's first and last access of a variable would run beside the
-     * accesses in between, which are not on the queue. If a variable was deleted nothing is registered
-     * and every op is cancelled ({@link OpBlock#cancelReplay}).
+     * Registers the ops of one replay ({@link OpBlock#linkReplay}), as one step with respect to every
+     * other push. One step matters here: a push appended between the graph's first and last access of
+     * a variable would run beside the accesses in between, which are not on the queue. If a variable
+     * was deleted nothing is registered and every op is cancelled ({@link OpBlock#cancelReplay}).
+     *
+     * <p>Alone (no other multi-variable push registering, the usual case), the replay takes the word
+     * as an alone push does, checks its variables for deletion, then appends each variable's accesses
+     * ({@code regs}) under that variable's lock alone, all of them in one hold: workers completing
+     * earlier ops wait for one variable's appends at most, not for the whole replay. The alone
+     * argument of the class overview holds for the replay as one op, since each of its variables gets
+     * all its appends at once. Together, it locks every variable of the graph in ascending
+     * {@link Var#lockOrder()}, checks them, appends op by op, then unlocks (two-phase locking, as a
+     * multi-variable push together does).
      *
      * @return null, or the deleted variable that refused the replay
      */
-    public Var registerReplay(OpBlock[] ops, Var[] lockOrder) {
+    public Var registerReplay(OpBlock[] ops, ReplayRegistrations regs) {
+        if (WORD.compareAndSet(word, AT, 0, ALONE)) {
+            try {
+                return replayAlone(ops, regs);
+            } finally {
+                WORD.setRelease(word, AT, 0);
+            }
+        }
+        Var[] lockOrder = regs.vars;
         joinTogether();
         try {
             for (Var v : lockOrder) {
                 v.lock();
             }
             try {
-                for (Var v : lockOrder) {
-                    if (v.isDeleted()) {
-                        IllegalStateException refused = new IllegalStateException(v + " was deleted concurrently with "
-                                + "a replay that uses it; nothing of the replay was pushed");
-                        for (OpBlock op : ops) {
-                            op.cancelReplay(refused);
-                        }
-                        return v;
-                    }
+                Var deleted = refuseIfDeleted(ops, lockOrder);
+                if (deleted != null) {
+                    return deleted;
                 }
                 for (OpBlock op : ops) {
                     appendReplayed(op);
@@ -125,6 +133,46 @@ public final class Registration {
             }
         } finally {
             WORD.getAndAdd(word, AT, -1);
+        }
+        return null;
+    }
+
+    /** Alone: checks every variable for deletion, then appends each variable's accesses in one hold of its lock. */
+    private static Var replayAlone(OpBlock[] ops, ReplayRegistrations regs) {
+        Var[] vars = regs.vars;
+        Var deleted = refuseIfDeleted(ops, vars);
+        if (deleted != null) {
+            return deleted;
+        }
+        for (int k = 0; k < vars.length; k++) {
+            Var v = vars[k];
+            v.lock();
+            try {
+                for (int a : regs.accesses[k]) {
+                    OpBlock op = ops[a >>> 1];
+                    op.granted((a & 1) != 0 ? v.writeLocked(op, false) : v.readLocked(op));
+                }
+            } finally {
+                v.unlock();
+            }
+        }
+        for (OpBlock op : ops) {
+            op.registeredReplay();
+        }
+        return null;
+    }
+
+    /** The first deleted variable of a replay, having cancelled every op of it; or null. */
+    private static Var refuseIfDeleted(OpBlock[] ops, Var[] vars) {
+        for (Var v : vars) {
+            if (v.isDeleted()) {
+                IllegalStateException refused = new IllegalStateException(v + " was deleted concurrently with "
+                        + "a replay that uses it; nothing of the replay was pushed");
+                for (OpBlock op : ops) {
+                    op.cancelReplay(refused);
+                }
+                return v;
+            }
         }
         return null;
     }

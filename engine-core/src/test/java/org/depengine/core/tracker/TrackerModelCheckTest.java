@@ -340,6 +340,9 @@ public class TrackerModelCheckTest {
         new ReplayLinks(new boolean[] {false}, 1, new int[0]),
     };
 
+    private final ReplayRegistrations registrations = new ReplayRegistrations(graph, links,
+            a.lockOrder() < b.lockOrder() ? new Var[] {a, b} : new Var[] {b, a});
+
     /**
      * Replays the graph as {@code AbstractEngine.replay} does: takes the kept block set if every block
      * of it is retired and reuses its blocks ({@link OpBlock#reuse}), else makes new ones; registers the
@@ -376,8 +379,7 @@ public class TrackerModelCheckTest {
         for (int i = 0; i < graph.length; i++) {
             registerBegin.set(first + i, begin);
         }
-        Var[] lockOrder = a.lockOrder() < b.lockOrder() ? new Var[] {a, b} : new Var[] {b, a};
-        Var refused = host.registration().registerReplay(blocks, lockOrder);
+        Var refused = host.registration().registerReplay(blocks, registrations);
         if (refused != null) {
             violations.add("a live variable refused replay of ops " + first + ".." + (published - 1));
         }
