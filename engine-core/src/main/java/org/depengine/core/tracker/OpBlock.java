@@ -326,7 +326,12 @@ public final class OpBlock extends PushedOp implements RunContext, CallbackOnCom
         if (by.listener != null) {
             by.listener.released(by, this);
         }
-        if ((int) WAIT.getAndAdd(this, -1) == 1) {
+        if (waitsAtPush == 1) {
+            // Its one predecessor in the replay is all it waits for (no guard, no registration): nothing
+            // else touches the counter, and a plain store does, as in dropGuard.
+            WAIT.setRelease(this, 0);
+            host.ready(this);
+        } else if ((int) WAIT.getAndAdd(this, -1) == 1) {
             host.ready(this);
         }
     }
