@@ -120,6 +120,19 @@ class ContendersTest {
     }
 
     @Test
+    void aReplayingEngineReplaysTheStepOfARepeatedListAsOftenAsItRepeats() {
+        OpList ops = smallDag(11).repeat(20, 5);
+        Workload w = Workload.cpu(ops);
+        for (String engine : new String[] {"naive+replay", "perdevice+replay"}) {
+            try (Contender c = Contenders.create(engine, w, Context.cpu(), false)) {
+                c.runOnce(ops.size());
+                w.verify(c.name());
+                c.verify();
+            }
+        }
+    }
+
+    @Test
     void dexecutorRunsOnlyWholeLists() {
         OpList ops = smallDag(6);
         try (Contender c = Contenders.create("dexecutor", Workload.cpu(ops), Context.cpu(), false)) {

@@ -1,5 +1,6 @@
 package org.depengine.benchmarks.workload;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,6 +79,33 @@ class WorkloadsTest {
         assertEquals(Workloads.linearChain().size(), Workloads.forBenchmark("Replay", Map.of("shape", "chain")).size());
         assertEquals(Workloads.INDEPENDENT_OPS, Workloads.forBenchmark("Replay", Map.of("shape", "independent")).size());
         assertEquals(Workloads.randomDag("wide").size(), Workloads.forBenchmark("Replay", Map.of("shape", "wide")).size());
+        OpList step = Workloads.forBenchmark("Replay", Map.of("shape", "wide", "graph", "1024"));
+        assertEquals(1024, step.period());
+        assertEquals(1024 * (Workloads.RANDOM_DAG_OPS / 1024), step.size());
+        assertThrows(IllegalArgumentException.class, () -> Workloads.replayed("chain", "tall"));
+    }
+
+    @Test
+    void aRepeatedListRepeatsItsStepOpsAndEffects() {
+        OpList dag = Workloads.randomDag("mxnet");
+        OpList twice = dag.repeat(100, 2);
+        assertEquals(200, twice.size());
+        assertEquals(100, twice.period());
+        for (int i = 0; i < 100; i++) {
+            assertArrayEquals(dag.reads(i), twice.reads(i + 100));
+            assertArrayEquals(dag.writes(i), twice.writes(i + 100));
+            assertEquals(i, twice.identity(i + 100));
+        }
+        // Running the step twice, op by op, is the serial run of the repeated list.
+        Effects e = new Effects(twice);
+        for (int r = 0; r < 2; r++) {
+            for (int i = 0; i < 100; i++) {
+                e.apply(i);
+            }
+        }
+        assertArrayEquals(Effects.oracle(twice), e.snapshot());
+        assertThrows(IllegalArgumentException.class, () -> dag.repeat(0, 2));
+        assertThrows(IllegalArgumentException.class, () -> dag.repeat(100, 0));
     }
 
     @Test
