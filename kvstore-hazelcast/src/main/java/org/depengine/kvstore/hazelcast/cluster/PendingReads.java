@@ -29,7 +29,7 @@ import org.depengine.kvstore.hazelcast.state.Reply;
  * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
  * cancelled tasks), so its value is held only by its caller. Thread-safe.
  */
-final class PendingReads implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
+final class PendingReads implements EntryAddedListener<String, KeyState>, EntryUpdatedListener<String, KeyState> {
     /** Builds the failure of a read, naming the key, the call and the cause. */
     @FunctionalInterface
     interface Failure {
@@ -44,6 +44,12 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     private final Failure failure;
     private final Supplier<String> closedBecause;
     private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+    /**
+     * Per chunk, the state its latest value-carrying event brought that no waiting read took: a pull that
+     * starts after its event (its rank was told because its push left the round pending) answers from it.
+     * At most one per chunk of at most {@link KeyState#VALUE_EVENT_FLOATS}; taken by the read it answers.
+     */
+    private final Map<String, KeyState> told = new ConcurrentHashMap<>();
 
     /**
      * @param map the table's map, read by entry processors on the keys' owners
@@ -67,13 +73,24 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
      *     the {@link Failure}'s exception
      */
     CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+        return read(chunkKey, op, key, what, timeout, false);
+    }
+
+    /**
+     * As {@link #read(String, ReadOp, String, String, Duration)}; {@code told}: the owner has marked this
+     * rank waiting for the read's round already (its push left the round pending), so the change that
+     * completes it sends this worker its event, and the read waits for that event (or a state an event
+     * brought before it started) instead of asking the owner first.
+     */
+    CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout, boolean told) {
         Waiter w = new Waiter(chunkKey, op, key, what, timeout);
-        w.start();
+        w.start(told);
         return w.future;
     }
 
-    /** Fails every read still waiting with {@code cause}. */
+    /** Fails every read still waiting with {@code cause}, and drops the states kept from events. */
     void failAll(String cause) {
+        told.clear();
         for (List<Waiter> list : waiters.values()) {
             for (Waiter w : list) {
                 w.fail(cause);
@@ -82,23 +99,39 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     }
 
     @Override
-    public void entryAdded(EntryEvent<String, Object> e) {
-        wake(e.getKey());
+    public void entryAdded(EntryEvent<String, KeyState> e) {
+        wake(e.getKey(), e.getValue());
     }
 
     @Override
-    public void entryUpdated(EntryEvent<String, Object> e) {
-        wake(e.getKey());
+    public void entryUpdated(EntryEvent<String, KeyState> e) {
+        wake(e.getKey(), e.getValue());
     }
 
-    /** An entry event (no value) of the table: a waiting read of that chunk may be ready now. */
-    private void wake(String chunkKey) {
+    /**
+     * An entry event of the table, for this worker's rank: a waiting read of that chunk may be ready now. An
+     * event of a small chunk carries the state as of that change, and a read it makes ready takes its answer
+     * from it; otherwise (or if the state does not make it ready: that change was another's) the read is
+     * re-issued, which also marks the rank waiting again on the owner.
+     */
+    private void wake(String chunkKey, KeyState state) {
+        if (state != null) {
+            told.put(chunkKey, state); // before the waiters are scanned: a read that starts now finds one or the other
+        }
+        boolean taken = false;
         List<Waiter> list = waiters.get(chunkKey);
         if (list != null) {
             for (Waiter w : list) {
                 w.touch();
-                w.attempt();
+                if (state != null && w.answerFrom(state, false)) {
+                    taken = true;
+                } else {
+                    w.attempt();
+                }
             }
+        }
+        if (taken) {
+            told.remove(chunkKey, state);
         }
     }
 
@@ -115,6 +148,13 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         /** The deadline has passed: a read that finds no progress fails. */
         private boolean lastChance;
         private String lastWhy = "no answer yet";
+        /**
+         * An event's state may answer this read: its rank was marked waiting by its push, or the owner has
+         * answered it NOT_READY. Only then is a state that answers it newer than the read's start (rounds,
+         * the init and failures only go forward): an event sent before the read began, and delivered
+         * after, never gives it an older value than the owner would.
+         */
+        private boolean marked;
         private long deadline;
         /** The periodic re-read and timeout check; cancelled when the read completes (it holds the waiter, so the value). */
         private ScheduledFuture<?> timeoutTask;
@@ -127,7 +167,10 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             this.timeout = timeout;
         }
 
-        void start() {
+        void start(boolean marked) {
+            synchronized (this) {
+                this.marked = marked;
+            }
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
             touch();
@@ -139,7 +182,35 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                 }
                 cancelTimeout();
             });
-            attempt();
+            KeyState early = marked ? told.get(chunkKey) : null;
+            if (early != null && answerFrom(early, true)) {
+                told.remove(chunkKey, early);
+            } else if (!marked) {
+                attempt();
+            }
+        }
+
+        /**
+         * Completes this read from {@code state}, a copy of its chunk's state that an event brought, if it
+         * answers it: with the value, or (unless {@code readyOnly}: a state kept from an earlier event) with
+         * the error that keeps the round from completing. False if the read must ask the owner.
+         */
+        boolean answerFrom(KeyState state, boolean readyOnly) {
+            synchronized (this) {
+                if (!marked || !op.answerableFromEvents()) {
+                    return false;
+                }
+            }
+            Reply reply = state.answer(op);
+            if (reply.status() == Reply.Status.OK) {
+                future.complete(reply);
+                return true;
+            }
+            if (reply.status() == Reply.Status.ERROR && !readyOnly) {
+                fail(reply.message());
+                return true;
+            }
+            return false;
         }
 
         synchronized String lastWhy() {
@@ -213,6 +284,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                     again = dirty;
                     dirty = false;
                     if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        marked = true;
                         if (!reply.message().equals(lastWhy)) {
                             deadline = System.nanoTime() + timeout.toNanos(); // progress seen without its event
                             lastChance = false;
