@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
@@ -26,8 +25,8 @@ import org.depengine.kvstore.hazelcast.state.Reply;
  * {@value #RECHECK_MS} ms a waiting read is re-issued too (Hazelcast drops events when its event queue
  * is full), and the read at the deadline is the last: a dropped event never fails a read that could
  * succeed. A read that completes
- * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
- * cancelled tasks), so its value is held only by its caller. Thread-safe.
+ * leaves nothing behind: it leaves its chunk's list (the timer's one periodic task looks at the reads in
+ * those lists), so its value is held only by its caller. Thread-safe.
  */
 final class PendingReads implements EntryAddedListener<String, KeyState>, EntryUpdatedListener<String, KeyState> {
     /** Builds the failure of a read, naming the key, the call and the cause. */
@@ -38,6 +37,8 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
 
     /** How often a waiting read is re-issued without an event, at most. */
     static final long RECHECK_MS = 1000;
+    /** How often the waiting reads are looked at for a due recheck: the precision of the rechecks and timeouts. */
+    static final long SWEEP_MS = 100;
 
     private final IMap<String, KeyState> map;
     private final ScheduledExecutorService timer;
@@ -53,8 +54,8 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
 
     /**
      * @param map the table's map, read by entry processors on the keys' owners
-     * @param timer runs the timeouts, removing cancelled tasks at once; a read started after it shut down
-     *     fails at once
+     * @param timer runs the periodic rechecks and timeouts of the waiting reads (one task); a read started
+     *     after it shut down fails at once
      * @param failure builds a read's failure
      * @param closedBecause why the table is closed, or null while it is open
      */
@@ -64,6 +65,7 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
         this.timer = timer;
         this.failure = failure;
         this.closedBecause = closedBecause;
+        timer.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -86,6 +88,20 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
         Waiter w = new Waiter(chunkKey, op, key, what, timeout);
         w.start(told);
         return w.future;
+    }
+
+    /**
+     * The timer's one periodic task (every {@value #SWEEP_MS} ms) re-reads the waiting reads whose recheck
+     * is due: one task for all reads, rather than one scheduled per read, whose scheduling and
+     * cancelling would wake the timer thread at every pull.
+     */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (List<Waiter> list : waiters.values()) {
+            for (Waiter w : list) {
+                w.recheckIfDue(now);
+            }
+        }
     }
 
     /** Fails every read still waiting with {@code cause}, and drops the states kept from events. */
@@ -156,8 +172,8 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
          */
         private boolean marked;
         private long deadline;
-        /** The periodic re-read and timeout check; cancelled when the read completes (it holds the waiter, so the value). */
-        private ScheduledFuture<?> timeoutTask;
+        /** When {@link #sweep()} re-reads this read next (a backstop for dropped events); guarded by this. */
+        private long nextCheck;
 
         Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
             this.chunkKey = chunkKey;
@@ -174,14 +190,19 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
             touch();
-            scheduleRechecks();
+            synchronized (this) {
+                nextCheck = System.nanoTime() + recheckNanos();
+            }
             future.whenComplete((v, e) -> {
                 List<Waiter> list = waiters.get(chunkKey);
                 if (list != null) {
-                    list.remove(this);
+                    list.remove(this); // nothing else holds the waiter (so the value) once it is done
                 }
-                cancelTimeout();
             });
+            if (timer.isShutdown()) {
+                fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
+                return;
+            }
             KeyState early = marked ? told.get(chunkKey) : null;
             if (early != null && answerFrom(early, true)) {
                 told.remove(chunkKey, early);
@@ -222,27 +243,20 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
             deadline = System.nanoTime() + timeout.toNanos();
         }
 
-        private synchronized void cancelTimeout() {
-            if (timeoutTask != null) {
-                timeoutTask.cancel(false);
-                timeoutTask = null;
-            }
+        /** How often this read is re-read without an event: {@value #RECHECK_MS} ms, or its timeout if shorter. */
+        private long recheckNanos() {
+            return TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(RECHECK_MS, timeout.toMillis())));
         }
 
-        /** Starts the periodic re-read (a backstop for dropped events) that also ends the wait at the timeout. */
-        private void scheduleRechecks() {
-            long every = Math.max(1, Math.min(RECHECK_MS, timeout.toMillis()));
-            try {
-                ScheduledFuture<?> task = timer.scheduleWithFixedDelay(this::recheck, every, every, TimeUnit.MILLISECONDS);
-                synchronized (this) {
-                    timeoutTask = task;
+        /** From {@link PendingReads#sweep()}: re-reads if this read's recheck is due. */
+        void recheckIfDue(long now) {
+            synchronized (this) {
+                if (future.isDone() || now - nextCheck < 0) {
+                    return;
                 }
-                if (future.isDone()) {
-                    cancelTimeout(); // completed while this task was being scheduled
-                }
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
+                nextCheck = now + recheckNanos();
             }
+            recheck();
         }
 
         /**
@@ -276,7 +290,7 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
                 fail(closed);
                 return;
             }
-            map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+            CallbackThreads.submitToKey(map, chunkKey, op).whenCompleteAsync((reply, err) -> {
                 boolean again;
                 boolean expired = false;
                 synchronized (this) {
@@ -304,7 +318,7 @@ final class PendingReads implements EntryAddedListener<String, KeyState>, EntryU
                 } else if (again) {
                     attempt();
                 }
-            });
+            }, CallbackThreads.ON_RESPONSE_THREAD);
         }
 
         void fail(String cause) {

@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -96,8 +95,9 @@ public final class ShardedTable implements AutoCloseable {
     private final int chunkFloats;
     private final Duration timeout;
     private final Duration joinTimeout;
-    /** Every call's timeout; cancelled tasks are removed at once, so a completed call's value is not held. */
+    /** The calls' timeouts ({@link CallDeadlines}), the reads' rechecks and the loss reports. */
     private final ScheduledThreadPoolExecutor timer;
+    private final CallDeadlines deadlines;
     private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
     private final PendingReads reads;
@@ -186,6 +186,7 @@ public final class ShardedTable implements AutoCloseable {
         });
         timer.setRemoveOnCancelPolicy(true);
         reads = new PendingReads(map, timer, (key, what, cause) -> failure(key, what, cause, null), () -> closedBecause);
+        deadlines = new CallDeadlines(timer);
         // Only the events of stores that tell this rank; those of small chunks carry the state (the value).
         mapListener = map.addEntryListener(reads, ToldRanks.withValue(rank), true);
         mapNoValueListener = map.addEntryListener(reads, ToldRanks.withoutValue(rank), false);
@@ -651,7 +652,7 @@ public final class ShardedTable implements AutoCloseable {
             return CompletableFuture.failedFuture(failure(key, what, closed, null));
         }
         CompletableFuture<Reply> f = new CompletableFuture<>();
-        map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+        CallbackThreads.submitToKey(map, chunkKey, op).whenCompleteAsync((reply, err) -> {
             if (err != null) {
                 String refused = UpdaterClasses.refusal(err);
                 f.completeExceptionally(failure(key, what, refused != null ? refused : err.toString(), err));
@@ -660,14 +661,12 @@ public final class ShardedTable implements AutoCloseable {
             } else {
                 f.complete(reply);
             }
-        });
-        try {
-            ScheduledFuture<?> t = timer.schedule(() -> f.completeExceptionally(failure(key, what,
-                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
-                    timeout.toMillis(), TimeUnit.MILLISECONDS);
-            f.whenComplete((r, e) -> t.cancel(false));
-        } catch (RejectedExecutionException e) {
+        }, CallbackThreads.ON_RESPONSE_THREAD);
+        if (timer.isShutdown()) {
             f.completeExceptionally(failure(key, what, "the store is closing", null));
+        } else {
+            deadlines.add(f, timeout.toMillis(), () -> f.completeExceptionally(failure(key, what,
+                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)));
         }
         return f;
     }
