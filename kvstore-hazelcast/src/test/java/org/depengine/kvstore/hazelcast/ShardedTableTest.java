@@ -8,16 +8,22 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryUpdatedListener;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
 import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+import org.depengine.kvstore.hazelcast.state.KeyState;
+import org.depengine.kvstore.hazelcast.state.ToldRanks;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -120,6 +126,49 @@ class ShardedTableTest {
                 assertArrayEquals(oracle, p.join(), "round " + round);
             }
         }
+        t.forEach(ShardedTable::close);
+    }
+
+    /**
+     * A completed round is told (with its state) to the ranks that wait for it only: here the rank whose
+     * push left it pending. Rank 2, which has no data in the period, is sent no event, and still reads the
+     * round late. Each round has its own learning rate, so an updater is never taken for another.
+     */
+    @Test
+    void onlyTheRanksThatWaitAreToldOfARoundAndALateRankStillReadsIt(TestInfo info) throws Exception {
+        List<ShardedTable> t = tables(info, false, Map.of());
+        initAll(t, "w", new float[] {0});
+        t.get(2).endOfData().join();
+        IMap<String, KeyState> map = members.get(0).getMap(ClusterNode.MAP_PREFIX + info.getTestMethod().orElseThrow().getName());
+        AtomicIntegerArray told = new AtomicIntegerArray(N);
+        // Events of one key reach a listener in order: each rank's last one is the fence below (it tells every rank).
+        List<CountDownLatch> fenced = List.of(new CountDownLatch(2), new CountDownLatch(3), new CountDownLatch(1));
+        for (int r = 0; r < N; r++) {
+            int rank = r;
+            map.addEntryListener((EntryUpdatedListener<String, KeyState>) e -> {
+                told.incrementAndGet(rank);
+                fenced.get(rank).countDown();
+            }, ToldRanks.withValue(rank), true);
+        }
+        float[] oracle = {0};
+        for (int round = 1; round <= 3; round++) {
+            int first = round % 2;
+            int second = 1 - first;
+            t.get(first).push("w", round, new float[] {1}, Updater.sgd(round)).join();
+            CompletableFuture<float[]> waiting = t.get(first).pull("w", round);
+            assertFalse(waiting.isDone(), "round " + round + " waits for rank " + second);
+            t.get(second).push("w", round, new float[] {2}, Updater.sgd(round)).join();
+            oracle[0] -= 3 * round;
+            assertArrayEquals(oracle, waiting.get(30, TimeUnit.SECONDS), "round " + round + ", the waiting rank");
+            assertArrayEquals(oracle, t.get(second).pull("w", round).join(), "round " + round + ", the completing rank");
+        }
+        assertArrayEquals(oracle, t.get(2).pull("w", 3).join(), "rank 2 reads round 3 late");
+        t.get(1).endOfData().join(); // the fence
+        for (CountDownLatch f : fenced) {
+            assertTrue(f.await(30, TimeUnit.SECONDS), "every rank's events arrive");
+        }
+        assertEquals("[1, 2, 0]", List.of(told.get(0) - 1, told.get(1) - 1, told.get(2) - 1).toString(),
+                "the rounds each rank was told of (rank 0 waited for round 2, rank 1 for rounds 1 and 3)");
         t.forEach(ShardedTable::close);
     }
 

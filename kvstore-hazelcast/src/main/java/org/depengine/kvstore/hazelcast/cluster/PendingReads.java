@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
@@ -26,10 +25,10 @@ import org.depengine.kvstore.hazelcast.state.Reply;
  * {@value #RECHECK_MS} ms a waiting read is re-issued too (Hazelcast drops events when its event queue
  * is full), and the read at the deadline is the last: a dropped event never fails a read that could
  * succeed. A read that completes
- * leaves nothing behind: it leaves its chunk's list and cancels its timeout task (the timer removes
- * cancelled tasks), so its value is held only by its caller. Thread-safe.
+ * leaves nothing behind: it leaves its chunk's list (the timer's one periodic task looks at the reads in
+ * those lists), so its value is held only by its caller. Thread-safe.
  */
-final class PendingReads implements EntryAddedListener<String, Object>, EntryUpdatedListener<String, Object> {
+final class PendingReads implements EntryAddedListener<String, KeyState>, EntryUpdatedListener<String, KeyState> {
     /** Builds the failure of a read, naming the key, the call and the cause. */
     @FunctionalInterface
     interface Failure {
@@ -38,17 +37,25 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
 
     /** How often a waiting read is re-issued without an event, at most. */
     static final long RECHECK_MS = 1000;
+    /** How often the waiting reads are looked at for a due recheck: the precision of the rechecks and timeouts. */
+    static final long SWEEP_MS = 100;
 
     private final IMap<String, KeyState> map;
     private final ScheduledExecutorService timer;
     private final Failure failure;
     private final Supplier<String> closedBecause;
     private final Map<String, List<Waiter>> waiters = new ConcurrentHashMap<>();
+    /**
+     * Per chunk, the state its latest value-carrying event brought that no waiting read took: a pull that
+     * starts after its event (its rank was told because its push left the round pending) answers from it.
+     * At most one per chunk of at most {@link KeyState#VALUE_EVENT_FLOATS}; taken by the read it answers.
+     */
+    private final Map<String, KeyState> told = new ConcurrentHashMap<>();
 
     /**
      * @param map the table's map, read by entry processors on the keys' owners
-     * @param timer runs the timeouts, removing cancelled tasks at once; a read started after it shut down
-     *     fails at once
+     * @param timer runs the periodic rechecks and timeouts of the waiting reads (one task); a read started
+     *     after it shut down fails at once
      * @param failure builds a read's failure
      * @param closedBecause why the table is closed, or null while it is open
      */
@@ -58,6 +65,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         this.timer = timer;
         this.failure = failure;
         this.closedBecause = closedBecause;
+        timer.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -67,13 +75,38 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
      *     the {@link Failure}'s exception
      */
     CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
+        return read(chunkKey, op, key, what, timeout, false);
+    }
+
+    /**
+     * As {@link #read(String, ReadOp, String, String, Duration)}; {@code told}: the owner has marked this
+     * rank waiting for the read's round already (its push left the round pending), so the change that
+     * completes it sends this worker its event, and the read waits for that event (or a state an event
+     * brought before it started) instead of asking the owner first.
+     */
+    CompletableFuture<Reply> read(String chunkKey, ReadOp op, String key, String what, Duration timeout, boolean told) {
         Waiter w = new Waiter(chunkKey, op, key, what, timeout);
-        w.start();
+        w.start(told);
         return w.future;
     }
 
-    /** Fails every read still waiting with {@code cause}. */
+    /**
+     * The timer's one periodic task (every {@value #SWEEP_MS} ms) re-reads the waiting reads whose recheck
+     * is due: one task for all reads, rather than one scheduled per read, whose scheduling and
+     * cancelling would wake the timer thread at every pull.
+     */
+    private void sweep() {
+        long now = System.nanoTime();
+        for (List<Waiter> list : waiters.values()) {
+            for (Waiter w : list) {
+                w.recheckIfDue(now);
+            }
+        }
+    }
+
+    /** Fails every read still waiting with {@code cause}, and drops the states kept from events. */
     void failAll(String cause) {
+        told.clear();
         for (List<Waiter> list : waiters.values()) {
             for (Waiter w : list) {
                 w.fail(cause);
@@ -82,23 +115,39 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
     }
 
     @Override
-    public void entryAdded(EntryEvent<String, Object> e) {
-        wake(e.getKey());
+    public void entryAdded(EntryEvent<String, KeyState> e) {
+        wake(e.getKey(), e.getValue());
     }
 
     @Override
-    public void entryUpdated(EntryEvent<String, Object> e) {
-        wake(e.getKey());
+    public void entryUpdated(EntryEvent<String, KeyState> e) {
+        wake(e.getKey(), e.getValue());
     }
 
-    /** An entry event (no value) of the table: a waiting read of that chunk may be ready now. */
-    private void wake(String chunkKey) {
+    /**
+     * An entry event of the table, for this worker's rank: a waiting read of that chunk may be ready now. An
+     * event of a small chunk carries the state as of that change, and a read it makes ready takes its answer
+     * from it; otherwise (or if the state does not make it ready: that change was another's) the read is
+     * re-issued, which also marks the rank waiting again on the owner.
+     */
+    private void wake(String chunkKey, KeyState state) {
+        if (state != null) {
+            told.put(chunkKey, state); // before the waiters are scanned: a read that starts now finds one or the other
+        }
+        boolean taken = false;
         List<Waiter> list = waiters.get(chunkKey);
         if (list != null) {
             for (Waiter w : list) {
                 w.touch();
-                w.attempt();
+                if (state != null && w.answerFrom(state, false)) {
+                    taken = true;
+                } else {
+                    w.attempt();
+                }
             }
+        }
+        if (taken) {
+            told.remove(chunkKey, state);
         }
     }
 
@@ -115,9 +164,16 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
         /** The deadline has passed: a read that finds no progress fails. */
         private boolean lastChance;
         private String lastWhy = "no answer yet";
+        /**
+         * An event's state may answer this read: its rank was marked waiting by its push, or the owner has
+         * answered it NOT_READY. Only then is a state that answers it newer than the read's start (rounds,
+         * the init and failures only go forward): an event sent before the read began, and delivered
+         * after, never gives it an older value than the owner would.
+         */
+        private boolean marked;
         private long deadline;
-        /** The periodic re-read and timeout check; cancelled when the read completes (it holds the waiter, so the value). */
-        private ScheduledFuture<?> timeoutTask;
+        /** When {@link #sweep()} re-reads this read next (a backstop for dropped events); guarded by this. */
+        private long nextCheck;
 
         Waiter(String chunkKey, ReadOp op, String key, String what, Duration timeout) {
             this.chunkKey = chunkKey;
@@ -127,19 +183,55 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             this.timeout = timeout;
         }
 
-        void start() {
+        void start(boolean marked) {
+            synchronized (this) {
+                this.marked = marked;
+            }
             // Registered before the first read: an update between that read and the registration would be missed.
             waiters.computeIfAbsent(chunkKey, k -> new CopyOnWriteArrayList<>()).add(this);
             touch();
-            scheduleRechecks();
+            synchronized (this) {
+                nextCheck = System.nanoTime() + recheckNanos();
+            }
             future.whenComplete((v, e) -> {
                 List<Waiter> list = waiters.get(chunkKey);
                 if (list != null) {
-                    list.remove(this);
+                    list.remove(this); // nothing else holds the waiter (so the value) once it is done
                 }
-                cancelTimeout();
             });
-            attempt();
+            if (timer.isShutdown()) {
+                fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
+                return;
+            }
+            KeyState early = marked ? told.get(chunkKey) : null;
+            if (early != null && answerFrom(early, true)) {
+                told.remove(chunkKey, early);
+            } else if (!marked) {
+                attempt();
+            }
+        }
+
+        /**
+         * Completes this read from {@code state}, a copy of its chunk's state that an event brought, if it
+         * answers it: with the value, or (unless {@code readyOnly}: a state kept from an earlier event) with
+         * the error that keeps the round from completing. False if the read must ask the owner.
+         */
+        boolean answerFrom(KeyState state, boolean readyOnly) {
+            synchronized (this) {
+                if (!marked || !op.answerableFromEvents()) {
+                    return false;
+                }
+            }
+            Reply reply = state.answer(op);
+            if (reply.status() == Reply.Status.OK) {
+                future.complete(reply);
+                return true;
+            }
+            if (reply.status() == Reply.Status.ERROR && !readyOnly) {
+                fail(reply.message());
+                return true;
+            }
+            return false;
         }
 
         synchronized String lastWhy() {
@@ -151,27 +243,20 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
             deadline = System.nanoTime() + timeout.toNanos();
         }
 
-        private synchronized void cancelTimeout() {
-            if (timeoutTask != null) {
-                timeoutTask.cancel(false);
-                timeoutTask = null;
-            }
+        /** How often this read is re-read without an event: {@value #RECHECK_MS} ms, or its timeout if shorter. */
+        private long recheckNanos() {
+            return TimeUnit.MILLISECONDS.toNanos(Math.max(1, Math.min(RECHECK_MS, timeout.toMillis())));
         }
 
-        /** Starts the periodic re-read (a backstop for dropped events) that also ends the wait at the timeout. */
-        private void scheduleRechecks() {
-            long every = Math.max(1, Math.min(RECHECK_MS, timeout.toMillis()));
-            try {
-                ScheduledFuture<?> task = timer.scheduleWithFixedDelay(this::recheck, every, every, TimeUnit.MILLISECONDS);
-                synchronized (this) {
-                    timeoutTask = task;
+        /** From {@link PendingReads#sweep()}: re-reads if this read's recheck is due. */
+        void recheckIfDue(long now) {
+            synchronized (this) {
+                if (future.isDone() || now - nextCheck < 0) {
+                    return;
                 }
-                if (future.isDone()) {
-                    cancelTimeout(); // completed while this task was being scheduled
-                }
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                fail(closedBecause.get() == null ? "the store is closing" : closedBecause.get());
+                nextCheck = now + recheckNanos();
             }
+            recheck();
         }
 
         /**
@@ -205,7 +290,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                 fail(closed);
                 return;
             }
-            map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+            CallbackThreads.submitToKey(map, chunkKey, op).whenCompleteAsync((reply, err) -> {
                 boolean again;
                 boolean expired = false;
                 synchronized (this) {
@@ -213,6 +298,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                     again = dirty;
                     dirty = false;
                     if (reply != null && reply.status() == Reply.Status.NOT_READY) {
+                        marked = true;
                         if (!reply.message().equals(lastWhy)) {
                             deadline = System.nanoTime() + timeout.toNanos(); // progress seen without its event
                             lastChance = false;
@@ -232,7 +318,7 @@ final class PendingReads implements EntryAddedListener<String, Object>, EntryUpd
                 } else if (again) {
                     attempt();
                 }
-            });
+            }, CallbackThreads.ON_RESPONSE_THREAD);
         }
 
         void fail(String cause) {

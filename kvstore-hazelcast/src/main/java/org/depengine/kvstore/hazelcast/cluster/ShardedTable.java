@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,6 +37,7 @@ import org.depengine.kvstore.hazelcast.state.PushOp;
 import org.depengine.kvstore.hazelcast.state.RankOp;
 import org.depengine.kvstore.hazelcast.state.ReadOp;
 import org.depengine.kvstore.hazelcast.state.Reply;
+import org.depengine.kvstore.hazelcast.state.ToldRanks;
 import org.depengine.kvstore.spi.Rounds;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +58,10 @@ import org.slf4j.LoggerFactory;
  * listener). The owner stores a key's state (so that the listeners hear of it) only when a change may
  * make such a waiting read ready: a round completes while a read waits for it, an init lands, a rank
  * ends its data or is lost. A push that completes a round brings the round's value back in its reply,
- * and this worker's pull of that round takes it without a call.
+ * and this worker's pull of that round takes it without a call. A round's event goes only to the ranks
+ * that wait for it ({@code ToldRanks}); a push that leaves its round pending marks its rank waiting,
+ * and for a chunk of at most {@code KeyState.VALUE_EVENT_FLOATS} the event carries the state, from
+ * which this worker's pull of that round takes the value, again without a call.
  *
  * <p>One job, one table: the maps are named by the job id. Opening a table whose maps hold the state
  * of an earlier job (no rank in them is registered by a live worker) is refused; a worker that closes
@@ -92,13 +95,15 @@ public final class ShardedTable implements AutoCloseable {
     private final int chunkFloats;
     private final Duration timeout;
     private final Duration joinTimeout;
-    /** Every call's timeout; cancelled tasks are removed at once, so a completed call's value is not held. */
+    /** The calls' timeouts ({@link CallDeadlines}), the reads' rechecks and the loss reports. */
     private final ScheduledThreadPoolExecutor timer;
+    private final CallDeadlines deadlines;
     private long barriers;
     private final Map<String, Integer> lengths = new ConcurrentHashMap<>();
     private final PendingReads reads;
     private final Map<UUID, Integer> rankOfMember = new ConcurrentHashMap<>();
     private final UUID mapListener;
+    private final UUID mapNoValueListener;
     private final UUID ranksListener;
     private final UUID membershipListener;
     private final UUID partitionLostListener;
@@ -125,6 +130,13 @@ public final class ShardedTable implements AutoCloseable {
      * no call. At most one value per chunk; a later completing push replaces it.
      */
     private final Map<String, Reply> completedByPush = new ConcurrentHashMap<>();
+    /**
+     * {@code dist_sync}, chunks of at most {@link KeyState#VALUE_EVENT_FLOATS}: per chunk, the round this
+     * worker's push left pending (the owner then marked this rank waiting for it), until this worker's pull
+     * of that round takes it: that pull waits for the round's event, which brings the value, and makes no
+     * call first.
+     */
+    private final Map<String, Long> leftPending = new ConcurrentHashMap<>();
     /** The period of the checkpoint the job resumed from (rank 0's, learned by every rank at open), or -1. */
     private int resumedPeriod = -1;
 
@@ -174,7 +186,10 @@ public final class ShardedTable implements AutoCloseable {
         });
         timer.setRemoveOnCancelPolicy(true);
         reads = new PendingReads(map, timer, (key, what, cause) -> failure(key, what, cause, null), () -> closedBecause);
-        mapListener = map.addEntryListener(reads, false);
+        deadlines = new CallDeadlines(timer);
+        // Only the events of stores that tell this rank; those of small chunks carry the state (the value).
+        mapListener = map.addEntryListener(reads, ToldRanks.withValue(rank), true);
+        mapNoValueListener = map.addEntryListener(reads, ToldRanks.withoutValue(rank), false);
         CountDownLatch allJoined = new CountDownLatch(1);
         ranksListener = ranks.addEntryListener((EntryAddedListener<Integer, String>) e -> {
             rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
@@ -397,7 +412,7 @@ public final class ShardedTable implements AutoCloseable {
         Map<Integer, Reply> replies = new ConcurrentHashMap<>();
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> parts.add(reads.read(chunkKey,
-                ReadOp.withState(key, off, workers, asyncFor(key), round), key, what, timeout)
+                ReadOp.withState(key, off, workers, asyncFor(key), rank, round), key, what, timeout)
                 .thenAccept(reply -> replies.put(off, reply))));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> {
             float[] value = new float[len];
@@ -438,6 +453,8 @@ public final class ShardedTable implements AutoCloseable {
                 .thenAccept(reply -> {
                     if (reply.value() != null && closedBecause == null) {
                         completedByPush.put(chunkKey, reply);
+                    } else if (!asyncFor(key) && reply.round() < round && n <= KeyState.VALUE_EVENT_FLOATS) {
+                        leftPending.put(chunkKey, round);
                     }
                 })));
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new));
@@ -491,8 +508,10 @@ public final class ShardedTable implements AutoCloseable {
             // A read of a period's round 0 may be ready without the lost rank (it may have ended the period before).
             long needs = Rounds.index(round) == 0 ? 0 : round;
             Reply pushed = takeCompleted(chunkKey, round);
+            boolean told = leftPending.remove(chunkKey, round);
             parts.add((pushed != null ? CompletableFuture.completedFuture(pushed) : unlessLost(chunkKey, needs, key, what,
-                    () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), round), key, what, waitTimeout)))
+                    () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), rank, round), key, what,
+                            waitTimeout, told)))
                     .thenAccept(reply -> {
                         if (whole) {
                             reply0[0] = reply.value();
@@ -633,7 +652,7 @@ public final class ShardedTable implements AutoCloseable {
             return CompletableFuture.failedFuture(failure(key, what, closed, null));
         }
         CompletableFuture<Reply> f = new CompletableFuture<>();
-        map.submitToKey(chunkKey, op).whenComplete((reply, err) -> {
+        CallbackThreads.submitToKey(map, chunkKey, op).whenCompleteAsync((reply, err) -> {
             if (err != null) {
                 String refused = UpdaterClasses.refusal(err);
                 f.completeExceptionally(failure(key, what, refused != null ? refused : err.toString(), err));
@@ -642,14 +661,12 @@ public final class ShardedTable implements AutoCloseable {
             } else {
                 f.complete(reply);
             }
-        });
-        try {
-            ScheduledFuture<?> t = timer.schedule(() -> f.completeExceptionally(failure(key, what,
-                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)),
-                    timeout.toMillis(), TimeUnit.MILLISECONDS);
-            f.whenComplete((r, e) -> t.cancel(false));
-        } catch (RejectedExecutionException e) {
+        }, CallbackThreads.ON_RESPONSE_THREAD);
+        if (timer.isShutdown()) {
             f.completeExceptionally(failure(key, what, "the store is closing", null));
+        } else {
+            deadlines.add(f, timeout.toMillis(), () -> f.completeExceptionally(failure(key, what,
+                    "no answer from the key's owner within " + timeout.toMillis() + " ms (depengine.kvstore.timeoutMs)", null)));
         }
         return f;
     }
@@ -762,9 +779,11 @@ public final class ShardedTable implements AutoCloseable {
         }
         closedBecause = "the store was closed";
         completedByPush.clear();
+        leftPending.clear();
         reads.failAll(closedBecause);
         try {
             map.removeEntryListener(mapListener);
+            map.removeEntryListener(mapNoValueListener);
             ranks.removeEntryListener(ranksListener);
             hz.getCluster().removeMembershipListener(membershipListener);
             map.removePartitionLostListener(partitionLostListener);

@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataInput;
 import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
+import java.util.BitSet;
 import java.util.Map;
 
 /**
@@ -52,12 +53,15 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
         Reply reply = apply(state);
         if (changes() && (created || reply.status() != Reply.Status.ERROR)) {
             if (!state.storedInPlace || !unseen(state, round)) {
-                state.readWaiting = false;
+                // A copy does not know who waits: it tells every rank, as do the rare ops that are not pushes.
+                state.told = state.storedInPlace && tellsWaitingOnly() ? state.waiting : allRanks(state.workers);
+                state.waiting = new BitSet();
                 entry.setValue(state); // stores the state and tells the listeners (pulls waiting on this key)
             }
             state.storedInPlace = true;
         } else if (!created && reply.status() == Reply.Status.NOT_READY) {
-            state.readWaiting = true; // the op that makes this read ready stores the state, so the reader hears of it
+            // The op that makes this read ready stores the state, so the reader hears of it.
+            state.waiting.set(readerRank());
         }
         return reply;
     }
@@ -69,6 +73,25 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
      */
     boolean unseen(KeyState state, long roundBefore) {
         return false;
+    }
+
+    /**
+     * Whether a store this op makes tells only the ranks that wait ({@link KeyState#waiting}); otherwise it
+     * tells every rank.
+     */
+    boolean tellsWaitingOnly() {
+        return false;
+    }
+
+    /** A read op's caller, marked waiting when it answers NOT_READY. */
+    int readerRank() {
+        throw new IllegalStateException(getClass().getSimpleName() + " is not a read");
+    }
+
+    private static BitSet allRanks(int workers) {
+        BitSet all = new BitSet(workers);
+        all.set(0, workers);
+        return all;
     }
 
     /** Applies the op to {@code state} (new and empty if the key had none). */

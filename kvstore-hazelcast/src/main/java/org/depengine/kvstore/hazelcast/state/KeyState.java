@@ -5,6 +5,7 @@ import com.hazelcast.nio.ObjectDataOutput;
 import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import java.io.IOException;
 import java.nio.FloatBuffer;
+import java.util.BitSet;
 import java.util.Map;
 import java.util.TreeMap;
 import org.depengine.kvstore.Updater;
@@ -65,11 +66,25 @@ public final class KeyState implements IdentifiedDataSerializable {
      */
     boolean storedInPlace;
     /**
-     * A read answered NOT_READY since this object was last stored: the next change must be stored, so that
-     * the waiting reads hear of it (an entry event). Not serialized: a copy starts with
-     * {@link #storedInPlace} unset, and its first op stores it anyway.
+     * The ranks that wait for a change of this chunk since it was last stored: a read of theirs answered
+     * NOT_READY, or ({@code dist_sync}, a chunk of at most {@link #VALUE_EVENT_FLOATS}) their push left its
+     * round pending (their pull follows). The next change that completes a round must be stored, so that
+     * they hear of it (an entry event). Not serialized: a copy starts with {@link #storedInPlace} unset, and
+     * its first op stores it and tells every rank.
      */
-    boolean readWaiting;
+    BitSet waiting = new BitSet();
+    /**
+     * The ranks the latest store is for: {@link ToldRanks} sends its entry event to these only. Serialized
+     * (the event filter may read a copy); every rank for a store that is not a push's.
+     */
+    BitSet told = new BitSet();
+
+    /**
+     * The chunks whose entry events carry the state (so a waiting pull takes the value from its event with
+     * no read of its own): at most this many floats (64 KiB). A larger chunk's event carries nothing and its
+     * waiting pulls read it, so its value is not shipped in both the event and the read.
+     */
+    public static final int VALUE_EVENT_FLOATS = 16 * 1024;
 
     /** For Hazelcast's factory. */
     public KeyState() {
@@ -106,7 +121,21 @@ public final class KeyState implements IdentifiedDataSerializable {
         c.lastPushed = lastPushed.clone();
         c.updaterState = updaterState.clone();
         c.steps = steps;
+        c.told = (BitSet) told.clone();
         return c;
+    }
+
+    /** Whether this chunk's entry events carry the state ({@link #VALUE_EVENT_FLOATS}). */
+    boolean eventsCarryValue() {
+        return length <= VALUE_EVENT_FLOATS;
+    }
+
+    /**
+     * What a read of {@code op} would answer now; for a waiting read's entry event, which carries a copy of
+     * the state as of that change.
+     */
+    public Reply answer(ReadOp op) {
+        return op.apply(this);
     }
 
     boolean initialised() {
@@ -234,11 +263,12 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeString(failure);
         out.writeLong(failedAfter);
         out.writeString(error);
-        out.writeObject(updater);
+        UpdaterWire.write(out, updater);
         out.writeBoolean(async);
         out.writeLongArray(lastPushed);
         out.writeFloatArray(updaterState);
         out.writeLong(steps);
+        out.writeLongArray(told.toLongArray());
     }
 
     @Override
@@ -268,5 +298,6 @@ public final class KeyState implements IdentifiedDataSerializable {
         lastPushed = in.readLongArray();
         updaterState = in.readFloatArray();
         steps = in.readLong();
+        told = BitSet.valueOf(in.readLongArray());
     }
 }

@@ -99,19 +99,29 @@ public final class PushOp extends KeyOp {
             state.pending.computeIfAbsent(round, r -> new float[workers][])[rank] = value;
         }
         state.completeRounds();
+        if (!async && round > state.round && state.eventsCarryValue()) {
+            // Its pull follows: the push that completes the round tells this rank, with the value in the event,
+            // so that pull needs no read of its own (a pull that comes anyway finds the round, or waits as marked).
+            state.waiting.set(rank);
+        }
         return Reply.ok(state.round);
     }
 
     /**
      * A push that completes no round changes nothing a read can see (the pulls of its round wait for the
      * round, the reads of a period's start for an end of data or a round); one that completes a round is
-     * seen only by the reads that found it not ready ({@link KeyState#readWaiting}). So the workers are
-     * told of a completed round only when a read waits for it: the pushing rank's own pull takes the value
-     * from its push's reply.
+     * seen only by the ranks that wait for it ({@link KeyState#waiting}). So a completed round is stored
+     * (and its entry event sent) only when a rank waits for it, and only the waiting ranks are told: the
+     * pushing rank's own pull takes the value from its push's reply.
      */
     @Override
     boolean unseen(KeyState state, long roundBefore) {
-        return state.round == roundBefore || !state.readWaiting;
+        return state.round == roundBefore || state.waiting.isEmpty();
+    }
+
+    @Override
+    boolean tellsWaitingOnly() {
+        return true;
     }
 
     /**
@@ -136,7 +146,7 @@ public final class PushOp extends KeyOp {
         out.writeInt(rank);
         out.writeLong(round);
         out.writeFloatArray(value);
-        out.writeObject(updater);
+        UpdaterWire.write(out, updater);
     }
 
     @Override

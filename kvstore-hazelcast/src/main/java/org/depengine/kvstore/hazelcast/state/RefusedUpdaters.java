@@ -50,7 +50,7 @@ public final class RefusedUpdaters {
     /** Reads an updater on a member; a refused class is logged (once) at WARN before the refusal goes on. */
     static Updater read(ObjectDataInput in, String where) throws IOException {
         try {
-            return in.readObject();
+            return UpdaterWire.read(in);
         } catch (RuntimeException e) {
             String refused = refusedClass(e);
             if (refused != null && LOGGED.add(refused)) {

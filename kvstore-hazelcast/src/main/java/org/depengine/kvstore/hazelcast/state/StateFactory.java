@@ -18,6 +18,7 @@ public final class StateFactory implements DataSerializableFactory {
     static final int RANK = 6;
     static final int LIVE_ENDPOINTS = 7;
     static final int STATE_BACKUP = 8;
+    static final int TOLD_RANKS = 9;
 
     @Override
     public IdentifiedDataSerializable create(int typeId) {
@@ -30,6 +31,7 @@ public final class StateFactory implements DataSerializableFactory {
             case RANK -> new RankOp();
             case LIVE_ENDPOINTS -> new LiveEndpoints();
             case STATE_BACKUP -> new StateBackup();
+            case TOLD_RANKS -> new ToldRanks();
             default -> throw new IllegalArgumentException("unknown depengine kvstore type id " + typeId);
         };
     }

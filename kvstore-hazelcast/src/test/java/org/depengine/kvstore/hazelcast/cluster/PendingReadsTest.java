@@ -47,7 +47,7 @@ class PendingReadsTest {
             IMap<String, KeyState> map = hz.getMap(ClusterNode.MAP_PREFIX + "job");
             PendingReads reads = new PendingReads(map, timer,
                     (key, what, cause) -> new KVStoreException(key, 0, what + ": " + cause, null), () -> null);
-            CompletableFuture<Reply> read = reads.read("k", new ReadOp("k", 0, 1, false, 0), "k", "pull round 0",
+            CompletableFuture<Reply> read = reads.read("k", new ReadOp("k", 0, 1, false, 0, 0), "k", "pull round 0",
                     Duration.ofSeconds(30));
             // Submitted after the read's first try, to the same partition from this thread: it runs after
             // it, so that try answers "not ready", and the init's event reaches no one.
