@@ -3,10 +3,13 @@ package org.depengine.core.exec;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Comparator;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
@@ -25,6 +28,17 @@ import org.slf4j.LoggerFactory;
  * worker's own slot and run next on the same thread: no queue round trip and no wake-up, so a chain of
  * dependent ops does not pay a park/unpark per link. In a priority group the kept successor runs next
  * only if no queued op outranks it (see {@link Worker#runChain}).
+ *
+ * <p><b>Cross-group hand-off.</b> A successor released for <em>another</em> group of the same engine
+ * may be kept in the releasing worker's slot too, when both groups own no streams and allow it (a
+ * per-device engine's CPU ids and its CPU priority pool, a pooled engine's compute and copy queues;
+ * {@link #CROSS_GROUP_HAND_OFF}) and the other group has nothing queued and no worker spinning for ops.
+ * Queued there, the op would wait for a parked worker's wake-up (tens of µs on few cores) while the
+ * releasing worker, whose op just ended, goes idle. Ops of such groups run on their device's shared
+ * stream, bound to whichever thread runs them, so only the thread differs. When it would run, the kept
+ * op goes back to its own group's queue instead if this worker's group has ops queued (a group's ops
+ * never wait behind another group's) or, in a priority group, a queued op outranks it. One successor
+ * is kept per op, so ops released together still spread over the groups' workers.
  *
  * <p>A worker whose stream cannot be opened (its device plugin failed) stays up and hands every op it
  * takes to the engine's refusal, which fails it naming the plugin's offence: no op is left queued
@@ -58,6 +72,13 @@ public final class WorkerGroup implements OpRoute {
      * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
+
+    /**
+     * The setting (default true) that lets an engine's stream-less FIFO groups take part in the
+     * cross-group hand-off (class comment); false queues every op in its own group, waking a worker
+     * there, as before the hand-off existed.
+     */
+    public static final String CROSS_GROUP_HAND_OFF = "depengine.worker.crossGroupHandOff";
     // An idle worker first busy-spins briefly, then spins with Thread.yield(), then parks. Yielding
     // matters when threads outnumber cores (the pusher plus a worker per core): a busy-spinning idle
     // worker would take the core the pusher needs to produce its next op. Measured with the JMH suite
@@ -68,6 +89,7 @@ public final class WorkerGroup implements OpRoute {
     private static final Comparator<OpBlock> BY_PRIORITY =
             Comparator.comparingInt(OpBlock::priority).reversed().thenComparingLong(OpBlock::id);
 
+    private final Object engine;
     private final String name;
     private final Queue<OpBlock> queue;
     private final Worker[] workers;
@@ -81,22 +103,26 @@ public final class WorkerGroup implements OpRoute {
     private final OpRunner runner;
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
+    // Whether workers of other such groups of the engine may run this group's ops, and this group's
+    // workers theirs (see the class comment): stream-less FIFO groups only.
+    private final boolean crossGroup;
+    private final AtomicLong wakeUps = new AtomicLong(); // counted where a wake-up is paid anyway
     private volatile boolean stopping;
 
     /**
-     * Creates and starts the group.
+     * Creates and starts a group whose workers own no stream (ops run on their device's shared stream).
      *
      * @param engine the owning engine (for {@link EngineThread#engine()})
      * @param threadNamePrefix workers are named prefix + "-" + (1..threads)
      * @param threads the number of workers, at least 1
      * @param priority whether ops are taken by priority (else FIFO)
      * @param runner runs an op
-     * @param streams makes worker i's own stream (called on the worker thread, which it binds the
-     *     stream to), or null for none; must not throw
+     * @param crossGroupHandOff whether this group takes part in the cross-group hand-off (see the
+     *     class comment) with the engine's other groups that do
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                       IntFunction<Stream> streams) {
-        this(engine, threadNamePrefix, threads, priority, runner, streams, null);
+                       boolean crossGroupHandOff) {
+        this(engine, threadNamePrefix, threads, priority, runner, null, null, crossGroupHandOff);
     }
 
     /**
@@ -106,10 +132,16 @@ public final class WorkerGroup implements OpRoute {
      *     device refused), in which case the worker hands each op it takes to {@code refuse}
      * @param refuse fails an op that cannot run for want of a stream (never throws); required with
      *     {@code streams}
-     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, IntFunction)
+     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, boolean)
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse) {
+        this(engine, threadNamePrefix, threads, priority, runner, Objects.requireNonNull(streams, "streams"), refuse,
+                false);
+    }
+
+    private WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
+                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse, boolean crossGroup) {
         if (streams != null && refuse == null) {
             throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
                     + threadNamePrefix);
@@ -117,7 +149,9 @@ public final class WorkerGroup implements OpRoute {
         if (threads < 1) {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
+        this.engine = engine;
         this.name = threadNamePrefix;
+        this.crossGroup = crossGroup;
         this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
         this.byPriority = priority;
@@ -151,11 +185,52 @@ public final class WorkerGroup implements OpRoute {
         return Thread.currentThread() instanceof Worker w && w.group() == this;
     }
 
+    /**
+     * Parked workers woken by a submit or by a worker passing a wake-up on, since the group started
+     * (exact once the group is quiet).
+     */
+    public long wakeUps() {
+        return wakeUps.get();
+    }
+
+    /**
+     * Ops this group's workers ran from their own slot since the group started: successors they
+     * released, of this group ({@code sameGroup}) or of another (the cross-group hand-off). Summed over
+     * the workers; exact once the group is quiet (each worker counts before it runs the op).
+     */
+    public long handOffs(boolean sameGroup) {
+        long n = 0;
+        for (Worker w : workers) {
+            n += (long) (sameGroup ? Worker.SAME_GROUP : Worker.OTHER_GROUP).getOpaque(w);
+        }
+        return n;
+    }
+
+    /**
+     * Adds the groups' scheduling counters to an engine's diagnostics counters: {@code wakeUps},
+     * {@code handOffs} (successors run by the worker that released them, same group) and
+     * {@code crossGroupHandOffs} (another group's), each summed over {@code groups}.
+     */
+    public static void addCounters(Iterable<WorkerGroup> groups, Map<String, Long> counters) {
+        long wakes = 0;
+        long same = 0;
+        long other = 0;
+        for (WorkerGroup g : groups) {
+            wakes += g.wakeUps();
+            same += g.handOffs(true);
+            other += g.handOffs(false);
+        }
+        counters.put("wakeUps", wakes);
+        counters.put("handOffs", same);
+        counters.put("crossGroupHandOffs", other);
+    }
+
     /** Hands a ready op to the group. */
     @Override
     public void submit(OpBlock op) {
-        if (Thread.currentThread() instanceof Worker w && w.group() == this && w.running && w.next == null) {
+        if (Thread.currentThread() instanceof Worker w && w.running && w.next == null && keepsOnReleaser(w)) {
             w.next = op;
+            w.nextGroup = this;
             return;
         }
         queue.offer(op);
@@ -164,10 +239,35 @@ public final class WorkerGroup implements OpRoute {
         }
     }
 
+    /**
+     * Whether a successor of this group, released by the op {@code w} is running, runs next on
+     * {@code w}: always for w's own group; for another group, under the rule of the class comment
+     * (nothing queued there to overtake, and no spinner there that would take it without a wake-up).
+     */
+    private boolean keepsOnReleaser(Worker w) {
+        WorkerGroup own = w.group();
+        return own == this || (crossGroup && own.crossGroup && own.engine == engine
+                && counts.get(SPINNERS) == 0 && queue.isEmpty());
+    }
+
+    /**
+     * Whether, in a priority group, a queued op should run before {@code op} (higher priority, or equal
+     * and pushed earlier); false in a FIFO group without looking (one final-field read).
+     */
+    private boolean outranks(OpBlock op) {
+        if (!byPriority) {
+            return false;
+        }
+        OpBlock head = queue.peek();
+        return head != null && (head.priority() > op.priority()
+                || (head.priority() == op.priority() && head.id() < op.id()));
+    }
+
     private void wakeOne() {
         for (Worker w : workers) {
             if (w.parked && Worker.PARKED.compareAndSet(w, true, false)) {
                 counts.decrementAndGet(PARKED_COUNT);
+                wakeUps.incrementAndGet();
                 LockSupport.unpark(w);
                 return;
             }
@@ -208,10 +308,15 @@ public final class WorkerGroup implements OpRoute {
 
     private final class Worker extends EngineThread {
         static final VarHandle PARKED;
+        static final VarHandle SAME_GROUP;
+        static final VarHandle OTHER_GROUP;
 
         static {
             try {
-                PARKED = MethodHandles.lookup().findVarHandle(Worker.class, "parked", boolean.class);
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                PARKED = l.findVarHandle(Worker.class, "parked", boolean.class);
+                SAME_GROUP = l.findVarHandle(Worker.class, "sameGroupHandOffs", long.class);
+                OTHER_GROUP = l.findVarHandle(Worker.class, "otherGroupHandOffs", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -222,6 +327,10 @@ public final class WorkerGroup implements OpRoute {
         volatile boolean parked;
         boolean running;   // this thread only
         OpBlock next;     // this thread only: a successor to run right after the current op
+        WorkerGroup nextGroup; // this thread only: the group next was submitted to
+        // Written by this thread only (opaque stores, so handOffs() never reads a torn value).
+        long sameGroupHandOffs;
+        long otherGroupHandOffs;
 
         Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
             super(engine, name);
@@ -272,45 +381,44 @@ public final class WorkerGroup implements OpRoute {
 
         private void runChain(OpBlock first, Stream stream) {
             OpBlock op = first;
+            WorkerGroup group = WorkerGroup.this; // the group op was submitted to
             int budget = LOCAL_RUN_BUDGET;
             running = true;
             try {
                 while (true) {
-                    runner.run(op, stream);
+                    // Another group's op runs on no stream of this worker: see the class comment.
+                    group.runner.run(op, group == WorkerGroup.this ? stream : null);
                     // An op may leave its thread interrupted: like a thread pool, do not pass that on to
                     // the next op (its first blocking call would fail) nor to park() (which would return
                     // at once, so the idle worker would spin). The engine never interrupts its workers.
                     Thread.interrupted();
                     op = next;
+                    group = nextGroup;
                     next = null;
+                    nextGroup = null;
                     if (op == null) {
                         return;
                     }
-                    // The kept successor skips the queue only if nothing queued outranks it. Checked
-                    // here, when it would run, not at hand-off: ops released after it by the same op
-                    // are queued by then. FIFO groups skip the check (one final-field read); priority
-                    // groups compare with the queue's head: O(1), no allocation.
-                    if (byPriority && outranked(op)) {
+                    // The kept successor skips its group's queue only if nothing queued there outranks
+                    // it. Checked here, when it would run, not at hand-off: ops released after it by
+                    // the same op are queued by then. Priority groups compare with the queue's head:
+                    // O(1), no allocation. Another group's op also yields to anything queued here (a
+                    // group's ops never wait behind another's).
+                    boolean own = group == WorkerGroup.this;
+                    if (group.outranks(op) || (!own && !queue.isEmpty()) || --budget == 0) {
                         running = false;
-                        submit(op);
+                        group.submit(op); // queued there (running is false): queued ops have a turn
                         return;
                     }
-                    if (--budget == 0) {
-                        running = false;
-                        submit(op); // let queued ops have a turn
-                        return;
+                    if (own) {
+                        SAME_GROUP.setOpaque(this, sameGroupHandOffs + 1);
+                    } else {
+                        OTHER_GROUP.setOpaque(this, otherGroupHandOffs + 1);
                     }
                 }
             } finally {
                 running = false;
             }
-        }
-
-        /** Whether a queued op should run before {@code op} (higher priority, or equal and pushed earlier). */
-        private boolean outranked(OpBlock op) {
-            OpBlock head = queue.peek();
-            return head != null && (head.priority() > op.priority()
-                    || (head.priority() == op.priority() && head.id() < op.id()));
         }
 
         private OpBlock take() {
