@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Cross-group hand-off.</b> A successor released for <em>another</em> group of the same engine
  * may be kept in the releasing worker's slot too, when both groups own no streams and allow it (a
  * per-device engine's CPU ids and its CPU priority pool, a pooled engine's compute and copy queues;
- * {@link #CROSS_GROUP_HAND_OFF}) and the other group has nothing queued and no worker spinning for ops.
- * Queued there, the op would wait for a parked worker's wake-up (tens of µs on few cores) while the
- * releasing worker, whose op just ended, goes idle. Ops of such groups run on their device's shared
+ * {@link #CROSS_GROUP_HAND_OFF}) and the other group has nothing queued (so the op overtakes none).
+ * Queued there, the op would wait for a parked worker's wake-up (tens of µs on few cores), or for that
+ * group's spinner to get a core (when threads outnumber cores it often has none), while the releasing
+ * worker, whose op just ended, is free. Ops of such groups run on their device's shared
  * stream, bound to whichever thread runs them, so only the thread differs. When it would run, the kept
  * op goes back to its own group's queue instead if this worker's group has ops queued (a group's ops
  * never wait behind another group's) or, in a priority group, a queued op outranks it. One successor
@@ -242,12 +243,12 @@ public final class WorkerGroup implements OpRoute {
     /**
      * Whether a successor of this group, released by the op {@code w} is running, runs next on
      * {@code w}: always for w's own group; for another group, under the rule of the class comment
-     * (nothing queued there to overtake, and no spinner there that would take it without a wake-up).
+     * (nothing queued there to overtake).
      */
     private boolean keepsOnReleaser(Worker w) {
         WorkerGroup own = w.group();
         return own == this || (crossGroup && own.crossGroup && own.engine == engine
-                && counts.get(SPINNERS) == 0 && queue.isEmpty());
+                && queue.isEmpty());
     }
 
     /**

@@ -35,7 +35,7 @@ import org.depengine.core.tracker.OpBlock;
  *   CPU successors wait for done. A successor released by a device worker is handed to that same
  *   worker, hence lands on the same stream.</li>
  *   <li>A successor released by a CPU worker (of an id or of the priority group) for another of
- *   those groups that has nothing queued and no idle worker spinning runs next on the releasing worker
+ *   those groups that has nothing queued runs next on the releasing worker
  *   instead of waking one there ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default true); never for a
  *   device's groups, whose workers own streams.</li>
  * </ul>
