@@ -2,6 +2,7 @@ package org.depengine.core.exec;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Objects;
@@ -29,17 +30,23 @@ import org.slf4j.LoggerFactory;
  * dependent ops does not pay a park/unpark per link. In a priority group the kept successor runs next
  * only if no queued op outranks it (see {@link Worker#runChain}).
  *
- * <p><b>Cross-group hand-off.</b> A successor released for <em>another</em> group of the same engine
- * may be kept in the releasing worker's slot too, when both groups own no streams and allow it (a
- * per-device engine's CPU ids and its CPU priority pool, a pooled engine's compute and copy queues;
- * {@link #CROSS_GROUP_HAND_OFF}) and the other group has nothing queued (so the op overtakes none).
- * Queued there, the op would wait for a parked worker's wake-up (tens of µs on few cores), or for that
- * group's spinner to get a core (when threads outnumber cores it often has none), while the releasing
- * worker, whose op just ended, is free. Ops of such groups run on their device's shared
- * stream, bound to whichever thread runs them, so only the thread differs. When it would run, the kept
- * op goes back to its own group's queue instead if this worker's group has ops queued (a group's ops
- * never wait behind another group's) or, in a priority group, a queued op outranks it. One successor
- * is kept per op, so ops released together still spread over the groups' workers.
+ * <p><b>Families: cross-group hand-off and one spinner.</b> The stream-less groups of one engine (a
+ * per-device engine's CPU ids and its CPU priority pool, a pooled engine's compute and copy queues)
+ * may form a {@link Family} ({@link #CROSS_GROUP_HAND_OFF}). Their ops run on their device's shared
+ * stream, bound to whichever thread runs them, so only the thread differs when one member's worker
+ * runs another's op. Within a family:
+ * <ul>
+ *   <li>A successor released for <em>another</em> member is kept in the releasing worker's slot too,
+ *   if that member has nothing queued (the op overtakes none there). Queued, it would wait for a
+ *   parked worker's wake-up (tens of µs on few cores), or for that member's spinner to get a core,
+ *   while the releasing worker, whose op just ended, is free. When it would run, the kept op goes to
+ *   its own group's queue instead if this worker's group has ops queued (a group's ops never wait
+ *   behind another group's op) or, in a priority group, a queued op outranks it.</li>
+ *   <li>At most one worker of the whole family spins (below), polling its own queue first, then the
+ *   others': a submit to any member finds it, so a family of many groups on few cores neither keeps
+ *   a spinner per group nor wakes a parked worker for each op. It takes from another member only
+ *   while idle, so it delays no op of its own group.</li>
+ * </ul>
  *
  * <p>A worker whose stream cannot be opened (its device plugin failed) stays up and hands every op it
  * takes to the engine's refusal, which fails it naming the plugin's offence: no op is left queued
@@ -50,14 +57,14 @@ import org.slf4j.LoggerFactory;
  * (a worker awake when the next op arrives) and a slow one (every op paying a park/unpark, ~20 µs):
  * <ul>
  *   <li><b>At most one spinner.</b> An idle worker spins for new ops only if no other worker of the
- *   group is spinning; the others park at once. One spinner catches the next op without a wake-up, and
- *   the pusher keeps the other core. The spinner busy-spins ({@link Thread#onSpinWait}) for
+ *   group (or of its family) is spinning; the others park at once. One spinner catches the next op
+ *   without a wake-up, and the pusher keeps the other core. The spinner busy-spins ({@link Thread#onSpinWait}) for
  *   {@value #BUSY_SPIN_NANOS} ns, then spins with {@link Thread#yield} (giving the core to the pusher
  *   when threads outnumber cores) up to {@value #SPIN_NANOS} ns, then parks.</li>
  *   <li><b>Waking policy.</b> A submit wakes at most one parked worker, and none while a worker is
  *   spinning: the spinner takes the op. A worker stops counting as the spinner as soon as it takes an
- *   op, and wakes a parked worker if more ops are queued behind it, so the next ops do not wait for it
- *   to finish.</li>
+ *   op, and wakes a parked worker of each group (of its family) with ops queued, so the next ops do
+ *   not wait for it to finish.</li>
  *   <li><b>Hand-off to the releasing worker.</b> A successor released by the op a worker just ran runs
  *   next on that worker (above), without a queue round trip or a wake-up.</li>
  * </ul>
@@ -70,7 +77,9 @@ public final class WorkerGroup implements OpRoute {
      * A submitter offers to the queue, then reads spinners and, if zero, parkedCount; if positive it
      * clears some worker's parked flag by CAS and unparks it. Both sides write then read volatile state,
      * so either the worker's re-poll sees the op, or the submitter sees the spinner (which polls again
-     * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount.
+     * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount. A
+     * family's spinner polls no other member's queue again before it parks: it reads them all once it
+     * has given up the role (Family.wakeForQueued), and wakes a worker where ops wait.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
 
@@ -90,7 +99,6 @@ public final class WorkerGroup implements OpRoute {
     private static final Comparator<OpBlock> BY_PRIORITY =
             Comparator.comparingInt(OpBlock::priority).reversed().thenComparingLong(OpBlock::id);
 
-    private final Object engine;
     private final String name;
     private final Queue<OpBlock> queue;
     private final Worker[] workers;
@@ -101,12 +109,14 @@ public final class WorkerGroup implements OpRoute {
     private static final int SPINNERS = 16;
     private static final int PARKED_COUNT = 17;
     private final AtomicIntegerArray counts = new AtomicIntegerArray(2 * SPINNERS + 2);
+    // Where the spinner is counted: this group's counts, or its family's (one spinner for all members).
+    private final AtomicIntegerArray spinners;
     private final OpRunner runner;
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
-    // Whether workers of other such groups of the engine may run this group's ops, and this group's
-    // workers theirs (see the class comment): stream-less FIFO groups only.
-    private final boolean crossGroup;
+    // The groups whose workers may run this group's ops, and this group's workers theirs (class
+    // comment), or null.
+    private final Family family;
     private final AtomicLong wakeUps = new AtomicLong(); // counted where a wake-up is paid anyway
     private volatile boolean stopping;
 
@@ -118,12 +128,11 @@ public final class WorkerGroup implements OpRoute {
      * @param threads the number of workers, at least 1
      * @param priority whether ops are taken by priority (else FIFO)
      * @param runner runs an op
-     * @param crossGroupHandOff whether this group takes part in the cross-group hand-off (see the
-     *     class comment) with the engine's other groups that do
+     * @param family the engine's groups this one shares work with (class comment), or null for none
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                       boolean crossGroupHandOff) {
-        this(engine, threadNamePrefix, threads, priority, runner, null, null, crossGroupHandOff);
+                       Family family) {
+        this(engine, threadNamePrefix, threads, priority, runner, null, null, family);
     }
 
     /**
@@ -133,16 +142,16 @@ public final class WorkerGroup implements OpRoute {
      *     device refused), in which case the worker hands each op it takes to {@code refuse}
      * @param refuse fails an op that cannot run for want of a stream (never throws); required with
      *     {@code streams}
-     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, boolean)
+     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, Family)
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse) {
         this(engine, threadNamePrefix, threads, priority, runner, Objects.requireNonNull(streams, "streams"), refuse,
-                false);
+                null);
     }
 
     private WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse, boolean crossGroup) {
+                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse, Family family) {
         if (streams != null && refuse == null) {
             throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
                     + threadNamePrefix);
@@ -150,9 +159,9 @@ public final class WorkerGroup implements OpRoute {
         if (threads < 1) {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
-        this.engine = engine;
         this.name = threadNamePrefix;
-        this.crossGroup = crossGroup;
+        this.family = family;
+        this.spinners = family != null ? family.spinners : counts;
         this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
         this.byPriority = priority;
@@ -160,6 +169,9 @@ public final class WorkerGroup implements OpRoute {
         this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
+        }
+        if (family != null) {
+            family.add(this);
         }
         for (Worker w : workers) {
             w.start();
@@ -210,20 +222,57 @@ public final class WorkerGroup implements OpRoute {
     /**
      * Adds the groups' scheduling counters to an engine's diagnostics counters: {@code wakeUps},
      * {@code handOffs} (successors run by the worker that released them, same group) and
-     * {@code crossGroupHandOffs} (another group's), each summed over {@code groups}.
+     * {@code crossGroupHandOffs} (another group's) and {@code crossGroupTakes} (ops an idle worker took
+     * from another group's queue of its family), each summed over {@code groups}.
      */
     public static void addCounters(Iterable<WorkerGroup> groups, Map<String, Long> counters) {
         long wakes = 0;
         long same = 0;
         long other = 0;
+        long taken = 0;
         for (WorkerGroup g : groups) {
             wakes += g.wakeUps();
             same += g.handOffs(true);
             other += g.handOffs(false);
+            for (Worker w : g.workers) {
+                taken += (long) Worker.TAKEN.getOpaque(w);
+            }
         }
         counters.put("wakeUps", wakes);
         counters.put("handOffs", same);
         counters.put("crossGroupHandOffs", other);
+        counters.put("crossGroupTakes", taken);
+    }
+
+    /**
+     * The stream-less groups of one engine that share work (class comment): a successor released for
+     * one may run next on a worker of another, and one spinner, counted here, polls all their queues.
+     * Made by the engine and given to each such group it creates; groups join it as they are made.
+     */
+    public static final class Family {
+        // Padded as a group's counts: the spinner count is read by every submit to every member.
+        private final AtomicIntegerArray spinners = new AtomicIntegerArray(2 * SPINNERS + 2);
+        private volatile WorkerGroup[] members = new WorkerGroup[0]; // replaced, never mutated
+
+        private synchronized void add(WorkerGroup g) {
+            WorkerGroup[] next = Arrays.copyOf(members, members.length + 1);
+            next[members.length] = g;
+            members = next;
+        }
+
+        /**
+         * Wakes a parked worker of each member but {@code spinnerGroup} that has ops queued: called by
+         * the family's spinner when it stops spinning, since submits to any member counted on it. A
+         * submit offers, then reads the spinner count; the spinner clears the count, then reads the
+         * queues: one of the two sees the other.
+         */
+        private void wakeForQueued(WorkerGroup spinnerGroup) {
+            for (WorkerGroup g : members) {
+                if (g != spinnerGroup && g.counts.get(PARKED_COUNT) > 0 && !g.queue.isEmpty()) {
+                    g.wakeOne();
+                }
+            }
+        }
     }
 
     /** Hands a ready op to the group. */
@@ -235,8 +284,8 @@ public final class WorkerGroup implements OpRoute {
             return;
         }
         queue.offer(op);
-        if (counts.get(SPINNERS) == 0 && counts.get(PARKED_COUNT) > 0) {
-            wakeOne(); // the spinner, if any, takes it: no wake-up needed
+        if (spinners.get(SPINNERS) == 0 && counts.get(PARKED_COUNT) > 0) {
+            wakeOne(); // the spinner, if any (of the family, if any), takes it: no wake-up needed
         }
     }
 
@@ -247,8 +296,7 @@ public final class WorkerGroup implements OpRoute {
      */
     private boolean keepsOnReleaser(Worker w) {
         WorkerGroup own = w.group();
-        return own == this || (crossGroup && own.crossGroup && own.engine == engine
-                && queue.isEmpty());
+        return own == this || (family != null && own.family == family && queue.isEmpty());
     }
 
     /**
@@ -311,6 +359,7 @@ public final class WorkerGroup implements OpRoute {
         static final VarHandle PARKED;
         static final VarHandle SAME_GROUP;
         static final VarHandle OTHER_GROUP;
+        static final VarHandle TAKEN;
 
         static {
             try {
@@ -318,6 +367,7 @@ public final class WorkerGroup implements OpRoute {
                 PARKED = l.findVarHandle(Worker.class, "parked", boolean.class);
                 SAME_GROUP = l.findVarHandle(Worker.class, "sameGroupHandOffs", long.class);
                 OTHER_GROUP = l.findVarHandle(Worker.class, "otherGroupHandOffs", long.class);
+                TAKEN = l.findVarHandle(Worker.class, "otherGroupTakes", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -332,6 +382,8 @@ public final class WorkerGroup implements OpRoute {
         // Written by this thread only (opaque stores, so handOffs() never reads a torn value).
         long sameGroupHandOffs;
         long otherGroupHandOffs;
+        long otherGroupTakes;
+        WorkerGroup takenFrom; // this thread only: the group of the op take() returned
 
         Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
             super(engine, name);
@@ -363,7 +415,7 @@ public final class WorkerGroup implements OpRoute {
                         refuse.accept(op, noStream);
                         Thread.interrupted();
                     } else {
-                        runChain(op, stream);
+                        runChain(op, takenFrom, stream);
                     }
                 }
             } catch (Throwable t) {
@@ -380,9 +432,9 @@ public final class WorkerGroup implements OpRoute {
             }
         }
 
-        private void runChain(OpBlock first, Stream stream) {
+        private void runChain(OpBlock first, WorkerGroup firstGroup, Stream stream) {
             OpBlock op = first;
-            WorkerGroup group = WorkerGroup.this; // the group op was submitted to
+            WorkerGroup group = firstGroup; // the group op was submitted to
             int budget = LOCAL_RUN_BUDGET;
             running = true;
             try {
@@ -423,6 +475,7 @@ public final class WorkerGroup implements OpRoute {
         }
 
         private OpBlock take() {
+            takenFrom = WorkerGroup.this;
             while (true) {
                 OpBlock op = queue.poll();
                 if (op != null) {
@@ -431,13 +484,18 @@ public final class WorkerGroup implements OpRoute {
                 if (stopping) {
                     return null;
                 }
-                if (counts.get(SPINNERS) == 0 && counts.compareAndSet(SPINNERS, 0, 1)) {
+                if (spinners.get(SPINNERS) == 0 && spinners.compareAndSet(SPINNERS, 0, 1)) {
                     op = spin();
-                    counts.decrementAndGet(SPINNERS);
+                    spinners.decrementAndGet(SPINNERS);
+                    // Submits while this worker spun counted on it: pass their wake-ups on. Its own
+                    // queue needs none if it found nothing: it polls that again before it parks.
+                    if (op != null && counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
+                        wakeOne();
+                    }
+                    if (family != null) {
+                        family.wakeForQueued(WorkerGroup.this);
+                    }
                     if (op != null) {
-                        if (counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
-                            wakeOne(); // submits behind it counted on the spinner: pass the wake-up on
-                        }
                         return op;
                     }
                     if (stopping) {
@@ -459,13 +517,25 @@ public final class WorkerGroup implements OpRoute {
             }
         }
 
-        /** As the group's one spinner: polls for up to SPIN_NANOS; null if nothing came (or stopping). */
+        /**
+         * As the group's (or family's) one spinner: polls for up to SPIN_NANOS, its own queue first, then
+         * the family's others; null if nothing came (or stopping). Sets {@link #takenFrom}.
+         */
         private OpBlock spin() {
             long start = System.nanoTime();
             while (true) {
                 OpBlock op = queue.poll();
                 if (op != null || stopping) {
                     return op;
+                }
+                if (family != null) {
+                    for (WorkerGroup g : family.members) {
+                        if (g != WorkerGroup.this && (op = g.queue.poll()) != null) {
+                            takenFrom = g;
+                            TAKEN.setOpaque(this, otherGroupTakes + 1);
+                            return op;
+                        }
+                    }
                 }
                 long spent = System.nanoTime() - start;
                 if (spent >= SPIN_NANOS) {
