@@ -158,7 +158,11 @@ public final class EngineDiagnostics {
      * The engine's counters, e.g. {@code launchedEarly} (device ops whose variables were released at
      * launch), {@code sameStreamStarts} (ops started behind a launched producer on the same stream, no
      * wait at all), {@code deviceWaits} (device-side waits between streams of one device: host blocks
-     * avoided), {@code hostDeferrals} (ops held on the host until a producer's device work was done).
+     * avoided), {@code hostDeferrals} (ops held on the host until a producer's device work was done);
+     * threaded engines add {@code wakeUps} (parked workers woken to take an op), {@code handOffs}
+     * (successors run next by the worker that released them, no queue, no wake-up) and
+     * {@code crossGroupHandOffs} (the same for a successor of another worker group of the engine) and
+     * {@code crossGroupTakes} (ops an idle worker took from another group's queue).
      *
      * @return the counters, by name
      */

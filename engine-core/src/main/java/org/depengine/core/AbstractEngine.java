@@ -565,7 +565,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
 
     @Override
     public final EngineDiagnostics diagnostics() {
-        return diag.snapshot(this::pendingOps, Diagnostics.counters(ordering, waits.hangReports));
+        Map<String, Long> counters = Diagnostics.counters(ordering, waits.hangReports);
+        addCounters(counters);
+        return diag.snapshot(this::pendingOps, counters);
+    }
+
+    /** Adds the engine's own counters (its workers' scheduling) to {@link #diagnostics()}'s; none by default. */
+    protected void addCounters(Map<String, Long> counters) {
     }
 
     /** The number of ops pushed and not yet finished (approximate while pushes run). */

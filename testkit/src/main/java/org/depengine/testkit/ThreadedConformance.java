@@ -9,12 +9,14 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
+import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
 import org.depengine.api.spi.EngineConfig;
@@ -148,5 +150,76 @@ public abstract class ThreadedConformance extends EngineTestBase {
         }
         // The worker yields to its queue every 128 local runs; otherwise the chain stays on one thread.
         assertTrue(switches <= links / 128 + 1, "the chain moved between threads " + switches + " times");
+    }
+
+    @Test
+    void aChainReleasedOnAWorkerPaysNoWakeUpPerLink() throws Exception {
+        VarHandle v = engine.newVariable("chain");
+        CountDownLatch open = new CountDownLatch(1);
+        // A sync gate: it ends on a worker, so every link is released on the worker that ran the one before.
+        engine.pushSync(ctx -> open.await(BOUND.toSeconds(), TimeUnit.SECONDS), Context.cpu(), List.of(), List.of(v),
+                FnProperty.NORMAL, 0, "gate");
+        int links = 1000;
+        for (int i = 0; i < links; i++) {
+            engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "link-" + i);
+        }
+        EngineDiagnostics before = engine.diagnostics();
+        open.countDown();
+        engine.waitForVar(v);
+        EngineDiagnostics after = engine.diagnostics();
+        // Counted as cross-group when the gate ran on a worker of another group of the engine (one that
+        // shares work with the links' group): the links still run next on the releasing worker.
+        long handOffs = after.counter("handOffs") + after.counter("crossGroupHandOffs")
+                - before.counter("handOffs") - before.counter("crossGroupHandOffs");
+        long wakeUps = after.counter("wakeUps") - before.counter("wakeUps");
+        // Every link but those where the worker yields to its queue (every 128 local runs) is handed off.
+        assertTrue(handOffs >= links - links / 128 - 1, "links run next by the releasing worker: " + handOffs);
+        assertTrue(wakeUps <= links / 128 + 1, "wake-ups paid by a chain of " + links + ": " + wakeUps);
+    }
+
+    @Test
+    void opsReleasedTogetherByAWorkerStillSpreadOverTheWorkers() {
+        VarHandle v = engine.newVariable("gate");
+        for (int round = 0; round < 20; round++) {
+            CyclicBarrier both = new CyclicBarrier(2);
+            engine.pushSync(ctx -> { }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "gate-" + round);
+            for (int r = 0; r < 2; r++) {
+                // Released together on the gate's worker: one runs next there, the other must reach
+                // another worker, or the barrier times out.
+                engine.pushSync(ctx -> both.await(BOUND.toSeconds(), TimeUnit.SECONDS), Context.cpu(), List.of(v),
+                        List.of(engine.newVariable()), FnProperty.NORMAL, 0, "reader-" + round + "-" + r);
+            }
+        }
+        engine.waitForAll(BOUND); // throws if a barrier broke
+    }
+
+    @Test
+    void aChainRunOnOneWorkerLetsQueuedOpsInWithinItsBudget() throws Exception {
+        Map<String, String> one = new HashMap<>(settings());
+        one.putAll(singleWorkerSettings());
+        try (Engine e = Engine.create(engineName(), EngineConfig.of(one))) {
+            VarHandle v = e.newVariable("chain");
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch open = new CountDownLatch(1);
+            e.pushSync(ctx -> {
+                started.countDown();
+                open.await(BOUND.toSeconds(), TimeUnit.SECONDS);
+            }, Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, "gate");
+            List<String> order = Collections.synchronizedList(new ArrayList<>());
+            int links = 400;
+            for (int i = 0; i < links; i++) {
+                String tag = "link-" + i;
+                e.pushSync(ctx -> order.add(tag), Context.cpu(), List.of(), List.of(v), FnProperty.NORMAL, 0, tag);
+            }
+            assertTrue(started.await(BOUND.toSeconds(), TimeUnit.SECONDS));
+            // Ready now, so queued behind the busy single worker while the chain waits on the gate.
+            e.pushSync(ctx -> order.add("other"), Context.cpu(), List.of(), List.of(e.newVariable()), FnProperty.NORMAL, 0,
+                    "other");
+            open.countDown();
+            e.waitForAll(BOUND);
+            assertEquals(links + 1, order.size());
+            // The worker runs at most 128 released links in a row, then takes from its queue.
+            assertTrue(order.indexOf("other") <= 128, "the queued op waited behind " + order.indexOf("other") + " links");
+        }
     }
 }

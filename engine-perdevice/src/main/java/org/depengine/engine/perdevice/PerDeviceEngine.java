@@ -3,6 +3,7 @@ package org.depengine.engine.perdevice;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.depengine.api.Context;
@@ -33,6 +34,11 @@ import org.depengine.core.tracker.OpBlock;
  *   the same stream starts at once, one on another stream of the same device waits on the device, and
  *   CPU successors wait for done. A successor released by a device worker is handed to that same
  *   worker, hence lands on the same stream.</li>
+ *   <li>The CPU groups (every id's and the priority pool) share work ({@link WorkerGroup.Family}):
+ *   a successor released by a CPU worker for another of them that has nothing queued runs next on
+ *   the releasing worker, and one idle worker spins for all of them and takes from any
+ *   ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default true); never a device's groups, whose workers
+ *   own streams.</li>
  * </ul>
  * Every setting is read once, when the engine is created.
  */
@@ -51,6 +57,7 @@ final class PerDeviceEngine extends AbstractEngine {
     private final int deviceCopyWorkers;
     private final int devicePriorityWorkers;
     private final boolean releaseAtLaunch;
+    private final WorkerGroup.Family cpuFamily; // the CPU groups', or null
     private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
     private volatile WorkerGroup cpuPriority;
@@ -138,6 +145,7 @@ final class PerDeviceEngine extends AbstractEngine {
         deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
         devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
         releaseAtLaunch = config.getBoolean(RELEASE_AT_LAUNCH, true);
+        cpuFamily = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, true) ? new WorkerGroup.Family() : null;
     }
 
     @Override
@@ -168,7 +176,7 @@ final class PerDeviceEngine extends AbstractEngine {
     /** Makes the worker group of a CPU id on first use; the lookup array is replaced, never mutated. */
     private synchronized WorkerGroup cpuGroup(int id) {
         WorkerGroup g = cpuGroups.computeIfAbsent(id, i ->
-                new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run, null));
+                new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run, cpuFamily));
         WorkerGroup[] byId = cpuById;
         if (id < DENSE_CPU_IDS && (id >= byId.length || byId[id] == null)) {
             WorkerGroup[] next = Arrays.copyOf(byId, Math.max(byId.length, id + 1));
@@ -180,7 +188,8 @@ final class PerDeviceEngine extends AbstractEngine {
 
     private synchronized WorkerGroup cpuPriorityGroup() {
         if (cpuPriority == null) {
-            cpuPriority = new WorkerGroup(this, threadName("cpu-priority"), cpuPriorityWorkers, true, this::run, null);
+            cpuPriority = new WorkerGroup(this, threadName("cpu-priority"), cpuPriorityWorkers, true, this::run,
+                    cpuFamily);
         }
         return cpuPriority;
     }
@@ -207,15 +216,26 @@ final class PerDeviceEngine extends AbstractEngine {
 
     @Override
     protected void stopWorkers() {
+        for (WorkerGroup g : groups()) {
+            g.shutdown(JOIN_MILLIS);
+        }
+    }
+
+    @Override
+    protected void addCounters(Map<String, Long> counters) {
+        WorkerGroup.addCounters(groups(), counters);
+    }
+
+    /** Every worker group made so far. */
+    private List<WorkerGroup> groups() {
         List<WorkerGroup> groups = new ArrayList<>(cpuGroups.values());
-        if (cpuPriority != null) {
-            groups.add(cpuPriority);
+        WorkerGroup p = cpuPriority;
+        if (p != null) {
+            groups.add(p);
         }
         for (DeviceGroups d : deviceGroups.values()) {
             d.collect(groups);
         }
-        for (WorkerGroup g : groups) {
-            g.shutdown(JOIN_MILLIS);
-        }
+        return groups;
     }
 }

@@ -1,5 +1,7 @@
 package org.depengine.engine.pooled;
 
+import java.util.List;
+import java.util.Map;
 import org.depengine.api.FnProperty;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
@@ -10,6 +12,9 @@ import org.depengine.core.tracker.OpBlock;
  * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@value #WORKERS} threads, and one
  * for the copy properties with {@value #COPY_WORKERS} threads, whatever the device. An
  * {@link FnProperty#ASYNC} op ready at push time runs inline on the pusher. Priorities are ignored.
+ * The two queues share work ({@link WorkerGroup.Family}): a worker of either may run a
+ * successor it released for the other next itself, and an idle one takes from both
+ * ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default true).
  */
 final class PooledEngine extends AbstractEngine {
     static final String WORKERS = "depengine.pooled.workers";
@@ -23,8 +28,15 @@ final class PooledEngine extends AbstractEngine {
         super(PooledEngineProvider.NAME, config);
         int workers = config.getInt(WORKERS, Runtime.getRuntime().availableProcessors(), 1, 4096);
         int copyWorkers = config.getInt(COPY_WORKERS, 1, 1, 4096);
-        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run, null);
-        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run, null);
+        WorkerGroup.Family family = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, true)
+                ? new WorkerGroup.Family() : null;
+        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run, family);
+        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run, family);
+    }
+
+    @Override
+    protected void addCounters(Map<String, Long> counters) {
+        WorkerGroup.addCounters(List.of(compute, copy), counters);
     }
 
     @Override
