@@ -84,9 +84,11 @@ public final class WorkerGroup implements OpRoute {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
 
     /**
-     * The setting (default true) that lets an engine's stream-less FIFO groups take part in the
+     * The setting (default false) that lets an engine's stream-less FIFO groups take part in the
      * cross-group hand-off (class comment); false queues every op in its own group, waking a worker
-     * there, as before the hand-off existed.
+     * there. Off by default: on a quiet 2-core machine MultiDeviceTraining's small-op variant ran
+     * perdevice at 1.9-2.1x naive with it on against 1.2-1.3x with it off (benchmarks/RESULTS.md,
+     * "Worker wake-ups").
      */
     public static final String CROSS_GROUP_HAND_OFF = "depengine.worker.crossGroupHandOff";
     // An idle worker first busy-spins briefly, then spins with Thread.yield(), then parks. Yielding

@@ -37,7 +37,7 @@ import org.depengine.core.tracker.OpBlock;
  *   <li>The CPU groups (every id's and the priority pool) share work ({@link WorkerGroup.Family}):
  *   a successor released by a CPU worker for another of them that has nothing queued runs next on
  *   the releasing worker, and one idle worker spins for all of them and takes from any
- *   ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default true); never a device's groups, whose workers
+ *   ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default false); never a device's groups, whose workers
  *   own streams.</li>
  * </ul>
  * Every setting is read once, when the engine is created.
@@ -145,7 +145,7 @@ final class PerDeviceEngine extends AbstractEngine {
         deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
         devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
         releaseAtLaunch = config.getBoolean(RELEASE_AT_LAUNCH, true);
-        cpuFamily = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, true) ? new WorkerGroup.Family() : null;
+        cpuFamily = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, false) ? new WorkerGroup.Family() : null;
     }
 
     @Override
