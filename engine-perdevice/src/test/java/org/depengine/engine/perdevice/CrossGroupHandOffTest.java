@@ -1,6 +1,8 @@
 package org.depengine.engine.perdevice;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,18 +93,36 @@ class CrossGroupHandOffTest {
     @Test
     void anotherGroupsSuccessorGoesBackWhenTheReleasingGroupHasQueuedOps() throws Exception {
         try (Engine e = engine(true)) {
-            Thread cpu1 = workerOf(e, 1);
+            // cpu:1's only worker is held busy until cpu:0's queued op has run, so the successor, once back
+            // in cpu:1's queue, cannot run there first; afterwards any idle worker of the family may take it.
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            e.pushSync(ctx -> {
+                holding.countDown();
+                release.await(BOUND.toSeconds(), TimeUnit.SECONDS);
+            }, Context.cpu(1), List.of(), List.of(e.newVariable()), FnProperty.NORMAL, 0, "cpu1 busy");
+            assertTrue(holding.await(BOUND.toSeconds(), TimeUnit.SECONDS));
             VarHandle v = e.newVariable("v");
             CountDownLatch open = new CountDownLatch(1);
             gate(e, v, open);
             AtomicReference<Thread> successor = new AtomicReference<>();
             e.pushSync(ctx -> successor.set(Thread.currentThread()), Context.cpu(1), List.of(), List.of(v),
                     FnProperty.NORMAL, 0, "cpu1 successor");
-            // Ready at once, so queued on cpu:0 behind the busy gate.
-            e.pushSync(ctx -> { }, Context.cpu(0), List.of(), List.of(e.newVariable()), FnProperty.NORMAL, 0, "queued");
+            // Ready at once, so queued on cpu:0 behind the busy gate; no other worker is idle to take it.
+            AtomicReference<Thread> successorBeforeQueued = new AtomicReference<>();
+            CountDownLatch queuedRan = new CountDownLatch(1);
+            e.pushSync(ctx -> {
+                successorBeforeQueued.set(successor.get());
+                queuedRan.countDown();
+            }, Context.cpu(0), List.of(), List.of(e.newVariable()), FnProperty.NORMAL, 0, "queued");
             open.countDown();
+            assertTrue(queuedRan.await(BOUND.toSeconds(), TimeUnit.SECONDS));
+            release.countDown();
             e.waitForAll(BOUND);
-            assertSame(cpu1, successor.get(), "ran on " + successor.get().getName() + " while cpu:0 had an op queued");
+            // Kept on cpu:0's worker, the successor would have run right after the gate, before the queued op.
+            assertNull(successorBeforeQueued.get(), "cpu:1's successor ran before cpu:0's queued op, on "
+                    + successorBeforeQueued.get());
+            assertNotNull(successor.get(), "the successor ran");
         }
     }
 
