@@ -160,9 +160,7 @@ public final class EngineDiagnostics {
      * wait at all), {@code deviceWaits} (device-side waits between streams of one device: host blocks
      * avoided), {@code hostDeferrals} (ops held on the host until a producer's device work was done);
      * threaded engines add {@code wakeUps} (parked workers woken to take an op), {@code handOffs}
-     * (successors run next by the worker that released them, no queue, no wake-up) and
-     * {@code crossGroupHandOffs} (the same for a successor of another worker group of the engine) and
-     * {@code crossGroupTakes} (ops an idle worker took from another group's queue).
+     * (successors run next by the worker that released them, no queue, no wake-up).
      *
      * @return the counters, by name
      */

@@ -167,10 +167,7 @@ public abstract class ThreadedConformance extends EngineTestBase {
         open.countDown();
         engine.waitForVar(v);
         EngineDiagnostics after = engine.diagnostics();
-        // Counted as cross-group when the gate ran on a worker of another group of the engine (one that
-        // shares work with the links' group): the links still run next on the releasing worker.
-        long handOffs = after.counter("handOffs") + after.counter("crossGroupHandOffs")
-                - before.counter("handOffs") - before.counter("crossGroupHandOffs");
+        long handOffs = after.counter("handOffs") - before.counter("handOffs");
         long wakeUps = after.counter("wakeUps") - before.counter("wakeUps");
         // Every link but those where the worker yields to its queue (every 128 local runs) is handed off.
         assertTrue(handOffs >= links - links / 128 - 1, "links run next by the releasing worker: " + handOffs);

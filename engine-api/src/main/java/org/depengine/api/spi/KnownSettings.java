@@ -38,7 +38,7 @@ public final class KnownSettings {
             // engine-api
             "depengine.engine", "depengine.exitTimeoutMs", "depengine.device.keepOpen",
             // engine-core
-            "depengine.hangDoctorMs", "depengine.worker.crossGroupHandOff",
+            "depengine.hangDoctorMs",
             // engine-perdevice
             "depengine.cpu.workers", "depengine.cpu.priorityWorkers", "depengine.device.workers",
             "depengine.device.copyWorkers", "depengine.device.priorityWorkers", "depengine.device.releaseAtLaunch",

@@ -2,7 +2,6 @@ package org.depengine.core.exec;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Objects;
@@ -30,23 +29,9 @@ import org.slf4j.LoggerFactory;
  * dependent ops does not pay a park/unpark per link. In a priority group the kept successor runs next
  * only if no queued op outranks it (see {@link Worker#runChain}).
  *
- * <p><b>Families: cross-group hand-off and one spinner.</b> The stream-less groups of one engine (a
- * per-device engine's CPU ids and its CPU priority pool, a pooled engine's compute and copy queues)
- * may form a {@link Family} ({@link #CROSS_GROUP_HAND_OFF}). Their ops run on their device's shared
- * stream, bound to whichever thread runs them, so only the thread differs when one member's worker
- * runs another's op. Within a family:
- * <ul>
- *   <li>A successor released for <em>another</em> member is kept in the releasing worker's slot too,
- *   if that member has nothing queued (the op overtakes none there). Queued, it would wait for a
- *   parked worker's wake-up (tens of µs on few cores), or for that member's spinner to get a core,
- *   while the releasing worker, whose op just ended, is free. When it would run, the kept op goes to
- *   its own group's queue instead if this worker's group has ops queued (a group's ops never wait
- *   behind another group's op) or, in a priority group, a queued op outranks it.</li>
- *   <li>At most one worker of the whole family spins (below), polling its own queue first, then the
- *   others': a submit to any member finds it, so a family of many groups on few cores neither keeps
- *   a spinner per group nor wakes a parked worker for each op. It takes from another member only
- *   while idle, so it delays no op of its own group.</li>
- * </ul>
+ * <p>A group's ops run only on its own workers. (Letting an engine's stream-less groups run each
+ * other's released successors and share one spinner was tried, and measured slower on 2 cores:
+ * benchmarks/RESULTS.md, "Worker wake-ups".)
  *
  * <p>A worker whose stream cannot be opened (its device plugin failed) stays up and hands every op it
  * takes to the engine's refusal, which fails it naming the plugin's offence: no op is left queued
@@ -57,14 +42,14 @@ import org.slf4j.LoggerFactory;
  * (a worker awake when the next op arrives) and a slow one (every op paying a park/unpark, ~20 µs):
  * <ul>
  *   <li><b>At most one spinner.</b> An idle worker spins for new ops only if no other worker of the
- *   group (or of its family) is spinning; the others park at once. One spinner catches the next op
+ *   group is spinning; the others park at once. One spinner catches the next op
  *   without a wake-up, and the pusher keeps the other core. The spinner busy-spins ({@link Thread#onSpinWait}) for
  *   {@value #BUSY_SPIN_NANOS} ns, then spins with {@link Thread#yield} (giving the core to the pusher
  *   when threads outnumber cores) up to {@value #SPIN_NANOS} ns, then parks.</li>
  *   <li><b>Waking policy.</b> A submit wakes at most one parked worker, and none while a worker is
  *   spinning: the spinner takes the op. A worker stops counting as the spinner as soon as it takes an
- *   op, and wakes a parked worker of each group (of its family) with ops queued, so the next ops do
- *   not wait for it to finish.</li>
+ *   op, and wakes a parked worker if ops are still queued, so the next ops do not wait for it to
+ *   finish.</li>
  *   <li><b>Hand-off to the releasing worker.</b> A successor released by the op a worker just ran runs
  *   next on that worker (above), without a queue round trip or a wake-up.</li>
  * </ul>
@@ -77,21 +62,10 @@ public final class WorkerGroup implements OpRoute {
      * A submitter offers to the queue, then reads spinners and, if zero, parkedCount; if positive it
      * clears some worker's parked flag by CAS and unparks it. Both sides write then read volatile state,
      * so either the worker's re-poll sees the op, or the submitter sees the spinner (which polls again
-     * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount. A
-     * family's spinner polls no other member's queue again before it parks: it reads them all once it
-     * has given up the role (Family.wakeForQueued), and wakes a worker where ops wait.
+     * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
 
-    /**
-     * The setting (default false) that lets an engine's stream-less FIFO groups take part in the
-     * cross-group hand-off (class comment); false queues every op in its own group, waking a worker
-     * there. Off by default: on a quiet 2-core machine MultiDeviceTraining's small-op variant ran
-     * perdevice at 1.9-2.1x naive with it on against 1.2-1.3x with it off (benchmarks/RESULTS.md,
-     * "Worker wake-ups"). Experimental: a lost wake-up was found with it on (CrossGroupHandOffTest,
-     * the test of ops released together for another group, disabled until fixed).
-     */
-    public static final String CROSS_GROUP_HAND_OFF = "depengine.worker.crossGroupHandOff";
     // An idle worker first busy-spins briefly, then spins with Thread.yield(), then parks. Yielding
     // matters when threads outnumber cores (the pusher plus a worker per core): a busy-spinning idle
     // worker would take the core the pusher needs to produce its next op. Measured with the JMH suite
@@ -112,14 +86,9 @@ public final class WorkerGroup implements OpRoute {
     private static final int SPINNERS = 16;
     private static final int PARKED_COUNT = 17;
     private final AtomicIntegerArray counts = new AtomicIntegerArray(2 * SPINNERS + 2);
-    // Where the spinner is counted: this group's counts, or its family's (one spinner for all members).
-    private final AtomicIntegerArray spinners;
     private final OpRunner runner;
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
-    // The groups whose workers may run this group's ops, and this group's workers theirs (class
-    // comment), or null.
-    private final Family family;
     private final AtomicLong wakeUps = new AtomicLong(); // counted where a wake-up is paid anyway
     private volatile boolean stopping;
 
@@ -131,11 +100,9 @@ public final class WorkerGroup implements OpRoute {
      * @param threads the number of workers, at least 1
      * @param priority whether ops are taken by priority (else FIFO)
      * @param runner runs an op
-     * @param family the engine's groups this one shares work with (class comment), or null for none
      */
-    public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                       Family family) {
-        this(engine, threadNamePrefix, threads, priority, runner, null, null, family);
+    public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner) {
+        this(engine, threadNamePrefix, threads, priority, runner, null, null);
     }
 
     /**
@@ -145,16 +112,10 @@ public final class WorkerGroup implements OpRoute {
      *     device refused), in which case the worker hands each op it takes to {@code refuse}
      * @param refuse fails an op that cannot run for want of a stream (never throws); required with
      *     {@code streams}
-     * @see #WorkerGroup(Object, String, int, boolean, OpRunner, Family)
+     * @see #WorkerGroup(Object, String, int, boolean, OpRunner)
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse) {
-        this(engine, threadNamePrefix, threads, priority, runner, Objects.requireNonNull(streams, "streams"), refuse,
-                null);
-    }
-
-    private WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
-                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse, Family family) {
         if (streams != null && refuse == null) {
             throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
                     + threadNamePrefix);
@@ -163,8 +124,6 @@ public final class WorkerGroup implements OpRoute {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
         this.name = threadNamePrefix;
-        this.family = family;
-        this.spinners = family != null ? family.spinners : counts;
         this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
         this.byPriority = priority;
@@ -172,9 +131,6 @@ public final class WorkerGroup implements OpRoute {
         this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
-        }
-        if (family != null) {
-            family.add(this);
         }
         for (Worker w : workers) {
             w.start();
@@ -191,16 +147,6 @@ public final class WorkerGroup implements OpRoute {
         return workers.length;
     }
 
-    /** Ops queued and not yet taken by a worker (approximate). */
-    public int queued() {
-        return queue.size();
-    }
-
-    /** Whether the calling thread is one of this group's workers. */
-    public boolean isWorkerThread() {
-        return Thread.currentThread() instanceof Worker w && w.group() == this;
-    }
-
     /**
      * Parked workers woken by a submit or by a worker passing a wake-up on, since the group started
      * (exact once the group is quiet).
@@ -210,96 +156,45 @@ public final class WorkerGroup implements OpRoute {
     }
 
     /**
-     * Ops this group's workers ran from their own slot since the group started: successors they
-     * released, of this group ({@code sameGroup}) or of another (the cross-group hand-off). Summed over
-     * the workers; exact once the group is quiet (each worker counts before it runs the op).
+     * Successors this group's workers ran from their own slot since the group started (the hand-off
+     * of the class comment), summed over the workers; exact once the group is quiet (each worker
+     * counts before it runs the op).
      */
-    public long handOffs(boolean sameGroup) {
+    public long handOffs() {
         long n = 0;
         for (Worker w : workers) {
-            n += (long) (sameGroup ? Worker.SAME_GROUP : Worker.OTHER_GROUP).getOpaque(w);
+            n += (long) Worker.HAND_OFFS.getOpaque(w);
         }
         return n;
     }
 
     /**
-     * Adds the groups' scheduling counters to an engine's diagnostics counters: {@code wakeUps},
-     * {@code handOffs} (successors run by the worker that released them, same group) and
-     * {@code crossGroupHandOffs} (another group's) and {@code crossGroupTakes} (ops an idle worker took
-     * from another group's queue of its family), each summed over {@code groups}.
+     * Adds the groups' scheduling counters to an engine's diagnostics counters: {@code wakeUps} and
+     * {@code handOffs} (successors run by the worker that released them), each summed over
+     * {@code groups}.
      */
     public static void addCounters(Iterable<WorkerGroup> groups, Map<String, Long> counters) {
         long wakes = 0;
-        long same = 0;
-        long other = 0;
-        long taken = 0;
+        long handOffs = 0;
         for (WorkerGroup g : groups) {
             wakes += g.wakeUps();
-            same += g.handOffs(true);
-            other += g.handOffs(false);
-            for (Worker w : g.workers) {
-                taken += (long) Worker.TAKEN.getOpaque(w);
-            }
+            handOffs += g.handOffs();
         }
         counters.put("wakeUps", wakes);
-        counters.put("handOffs", same);
-        counters.put("crossGroupHandOffs", other);
-        counters.put("crossGroupTakes", taken);
-    }
-
-    /**
-     * The stream-less groups of one engine that share work (class comment): a successor released for
-     * one may run next on a worker of another, and one spinner, counted here, polls all their queues.
-     * Made by the engine and given to each such group it creates; groups join it as they are made.
-     */
-    public static final class Family {
-        // Padded as a group's counts: the spinner count is read by every submit to every member.
-        private final AtomicIntegerArray spinners = new AtomicIntegerArray(2 * SPINNERS + 2);
-        private volatile WorkerGroup[] members = new WorkerGroup[0]; // replaced, never mutated
-
-        private synchronized void add(WorkerGroup g) {
-            WorkerGroup[] next = Arrays.copyOf(members, members.length + 1);
-            next[members.length] = g;
-            members = next;
-        }
-
-        /**
-         * Wakes a parked worker of each member but {@code spinnerGroup} that has ops queued: called by
-         * the family's spinner when it stops spinning, since submits to any member counted on it. A
-         * submit offers, then reads the spinner count; the spinner clears the count, then reads the
-         * queues: one of the two sees the other.
-         */
-        private void wakeForQueued(WorkerGroup spinnerGroup) {
-            for (WorkerGroup g : members) {
-                if (g != spinnerGroup && g.counts.get(PARKED_COUNT) > 0 && !g.queue.isEmpty()) {
-                    g.wakeOne();
-                }
-            }
-        }
+        counters.put("handOffs", handOffs);
     }
 
     /** Hands a ready op to the group. */
     @Override
     public void submit(OpBlock op) {
-        if (Thread.currentThread() instanceof Worker w && w.running && w.next == null && keepsOnReleaser(w)) {
+        if (Thread.currentThread() instanceof Worker w && w.running && w.next == null && w.group() == this) {
             w.next = op;
-            w.nextGroup = this;
             return;
         }
         queue.offer(op);
-        if (spinners.get(SPINNERS) == 0 && counts.get(PARKED_COUNT) > 0) {
-            wakeOne(); // the spinner, if any (of the family, if any), takes it: no wake-up needed
+        if (counts.get(SPINNERS) == 0 && counts.get(PARKED_COUNT) > 0) {
+            wakeOne(); // the spinner, if any, takes it: no wake-up needed
         }
-    }
-
-    /**
-     * Whether a successor of this group, released by the op {@code w} is running, runs next on
-     * {@code w}: always for w's own group; for another group, under the rule of the class comment
-     * (nothing queued there to overtake).
-     */
-    private boolean keepsOnReleaser(Worker w) {
-        WorkerGroup own = w.group();
-        return own == this || (family != null && own.family == family && queue.isEmpty());
     }
 
     /**
@@ -360,17 +255,13 @@ public final class WorkerGroup implements OpRoute {
 
     private final class Worker extends EngineThread {
         static final VarHandle PARKED;
-        static final VarHandle SAME_GROUP;
-        static final VarHandle OTHER_GROUP;
-        static final VarHandle TAKEN;
+        static final VarHandle HAND_OFFS;
 
         static {
             try {
                 MethodHandles.Lookup l = MethodHandles.lookup();
                 PARKED = l.findVarHandle(Worker.class, "parked", boolean.class);
-                SAME_GROUP = l.findVarHandle(Worker.class, "sameGroupHandOffs", long.class);
-                OTHER_GROUP = l.findVarHandle(Worker.class, "otherGroupHandOffs", long.class);
-                TAKEN = l.findVarHandle(Worker.class, "otherGroupTakes", long.class);
+                HAND_OFFS = l.findVarHandle(Worker.class, "handOffs", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -381,12 +272,8 @@ public final class WorkerGroup implements OpRoute {
         volatile boolean parked;
         boolean running;   // this thread only
         OpBlock next;     // this thread only: a successor to run right after the current op
-        WorkerGroup nextGroup; // this thread only: the group next was submitted to
         // Written by this thread only (opaque stores, so handOffs() never reads a torn value).
-        long sameGroupHandOffs;
-        long otherGroupHandOffs;
-        long otherGroupTakes;
-        WorkerGroup takenFrom; // this thread only: the group of the op take() returned
+        long handOffs;
 
         Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
             super(engine, name);
@@ -418,7 +305,7 @@ public final class WorkerGroup implements OpRoute {
                         refuse.accept(op, noStream);
                         Thread.interrupted();
                     } else {
-                        runChain(op, takenFrom, stream);
+                        runChain(op, stream);
                     }
                 }
             } catch (Throwable t) {
@@ -435,42 +322,32 @@ public final class WorkerGroup implements OpRoute {
             }
         }
 
-        private void runChain(OpBlock first, WorkerGroup firstGroup, Stream stream) {
+        private void runChain(OpBlock first, Stream stream) {
             OpBlock op = first;
-            WorkerGroup group = firstGroup; // the group op was submitted to
             int budget = LOCAL_RUN_BUDGET;
             running = true;
             try {
                 while (true) {
-                    // Another group's op runs on no stream of this worker: see the class comment.
-                    group.runner.run(op, group == WorkerGroup.this ? stream : null);
+                    runner.run(op, stream);
                     // An op may leave its thread interrupted: like a thread pool, do not pass that on to
                     // the next op (its first blocking call would fail) nor to park() (which would return
                     // at once, so the idle worker would spin). The engine never interrupts its workers.
                     Thread.interrupted();
                     op = next;
-                    group = nextGroup;
                     next = null;
-                    nextGroup = null;
                     if (op == null) {
                         return;
                     }
-                    // The kept successor skips its group's queue only if nothing queued there outranks
-                    // it. Checked here, when it would run, not at hand-off: ops released after it by
-                    // the same op are queued by then. Priority groups compare with the queue's head:
-                    // O(1), no allocation. Another group's op also yields to anything queued here (a
-                    // group's ops never wait behind another's).
-                    boolean own = group == WorkerGroup.this;
-                    if (group.outranks(op) || (!own && !queue.isEmpty()) || --budget == 0) {
+                    // The kept successor skips the queue only if nothing queued there outranks it.
+                    // Checked here, when it would run, not at hand-off: ops released after it by the
+                    // same op are queued by then. Priority groups compare with the queue's head: O(1),
+                    // no allocation.
+                    if (outranks(op) || --budget == 0) {
                         running = false;
-                        group.submit(op); // queued there (running is false): queued ops have a turn
+                        submit(op); // queued (running is false): queued ops have a turn
                         return;
                     }
-                    if (own) {
-                        SAME_GROUP.setOpaque(this, sameGroupHandOffs + 1);
-                    } else {
-                        OTHER_GROUP.setOpaque(this, otherGroupHandOffs + 1);
-                    }
+                    HAND_OFFS.setOpaque(this, handOffs + 1);
                 }
             } finally {
                 running = false;
@@ -478,7 +355,6 @@ public final class WorkerGroup implements OpRoute {
         }
 
         private OpBlock take() {
-            takenFrom = WorkerGroup.this;
             while (true) {
                 OpBlock op = queue.poll();
                 if (op != null) {
@@ -487,16 +363,13 @@ public final class WorkerGroup implements OpRoute {
                 if (stopping) {
                     return null;
                 }
-                if (spinners.get(SPINNERS) == 0 && spinners.compareAndSet(SPINNERS, 0, 1)) {
+                if (counts.get(SPINNERS) == 0 && counts.compareAndSet(SPINNERS, 0, 1)) {
                     op = spin();
-                    spinners.decrementAndGet(SPINNERS);
+                    counts.decrementAndGet(SPINNERS);
                     // Submits while this worker spun counted on it: pass their wake-ups on. Its own
                     // queue needs none if it found nothing: it polls that again before it parks.
                     if (op != null && counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
                         wakeOne();
-                    }
-                    if (family != null) {
-                        family.wakeForQueued(WorkerGroup.this);
                     }
                     if (op != null) {
                         return op;
@@ -520,25 +393,13 @@ public final class WorkerGroup implements OpRoute {
             }
         }
 
-        /**
-         * As the group's (or family's) one spinner: polls for up to SPIN_NANOS, its own queue first, then
-         * the family's others; null if nothing came (or stopping). Sets {@link #takenFrom}.
-         */
+        /** As the group's one spinner: polls for up to SPIN_NANOS; null if nothing came (or stopping). */
         private OpBlock spin() {
             long start = System.nanoTime();
             while (true) {
                 OpBlock op = queue.poll();
                 if (op != null || stopping) {
                     return op;
-                }
-                if (family != null) {
-                    for (WorkerGroup g : family.members) {
-                        if (g != WorkerGroup.this && (op = g.queue.poll()) != null) {
-                            takenFrom = g;
-                            TAKEN.setOpaque(this, otherGroupTakes + 1);
-                            return op;
-                        }
-                    }
                 }
                 long spent = System.nanoTime() - start;
                 if (spent >= SPIN_NANOS) {

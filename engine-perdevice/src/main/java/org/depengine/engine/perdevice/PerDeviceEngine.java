@@ -34,11 +34,6 @@ import org.depengine.core.tracker.OpBlock;
  *   the same stream starts at once, one on another stream of the same device waits on the device, and
  *   CPU successors wait for done. A successor released by a device worker is handed to that same
  *   worker, hence lands on the same stream.</li>
- *   <li>The CPU groups (every id's and the priority pool) share work ({@link WorkerGroup.Family}):
- *   a successor released by a CPU worker for another of them that has nothing queued runs next on
- *   the releasing worker, and one idle worker spins for all of them and takes from any
- *   ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default false); never a device's groups, whose workers
- *   own streams.</li>
  * </ul>
  * Every setting is read once, when the engine is created.
  */
@@ -57,7 +52,6 @@ final class PerDeviceEngine extends AbstractEngine {
     private final int deviceCopyWorkers;
     private final int devicePriorityWorkers;
     private final boolean releaseAtLaunch;
-    private final WorkerGroup.Family cpuFamily; // the CPU groups', or null
     private final ConcurrentHashMap<Integer, WorkerGroup> cpuGroups = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Context, DeviceGroups> deviceGroups = new ConcurrentHashMap<>();
     private volatile WorkerGroup cpuPriority;
@@ -145,7 +139,6 @@ final class PerDeviceEngine extends AbstractEngine {
         deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
         devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
         releaseAtLaunch = config.getBoolean(RELEASE_AT_LAUNCH, true);
-        cpuFamily = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, false) ? new WorkerGroup.Family() : null;
     }
 
     @Override
@@ -176,7 +169,7 @@ final class PerDeviceEngine extends AbstractEngine {
     /** Makes the worker group of a CPU id on first use; the lookup array is replaced, never mutated. */
     private synchronized WorkerGroup cpuGroup(int id) {
         WorkerGroup g = cpuGroups.computeIfAbsent(id, i ->
-                new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run, cpuFamily));
+                new WorkerGroup(this, threadName("cpu" + i + "-worker"), cpuWorkers, false, this::run));
         WorkerGroup[] byId = cpuById;
         if (id < DENSE_CPU_IDS && (id >= byId.length || byId[id] == null)) {
             WorkerGroup[] next = Arrays.copyOf(byId, Math.max(byId.length, id + 1));
@@ -188,8 +181,7 @@ final class PerDeviceEngine extends AbstractEngine {
 
     private synchronized WorkerGroup cpuPriorityGroup() {
         if (cpuPriority == null) {
-            cpuPriority = new WorkerGroup(this, threadName("cpu-priority"), cpuPriorityWorkers, true, this::run,
-                    cpuFamily);
+            cpuPriority = new WorkerGroup(this, threadName("cpu-priority"), cpuPriorityWorkers, true, this::run);
         }
         return cpuPriority;
     }

@@ -57,9 +57,7 @@ class PerDeviceEngineTest {
 
     @Test
     void threadsAreNamedByEngineDeviceAndRole() {
-        // Without the CPU groups' work sharing, under which an idle worker of one CPU group may run
-        // another's op (CrossGroupHandOffTest), so each op here shows the thread of its own group.
-        try (Engine e = engine(Map.of("depengine.worker.crossGroupHandOff", "false"))) {
+        try (Engine e = engine(Map.of())) {
             Map<String, String> seen = new ConcurrentHashMap<>();
             e.pushSync(ctx -> seen.put("cpu1", Thread.currentThread().getName()), Context.cpu(1), List.of(), List.of(e.newVariable()));
             e.pushSync(ctx -> seen.put("prio", Thread.currentThread().getName()), Context.cpu(), List.of(), List.of(e.newVariable()),

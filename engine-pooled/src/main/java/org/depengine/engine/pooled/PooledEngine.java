@@ -12,9 +12,6 @@ import org.depengine.core.tracker.OpBlock;
  * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@value #WORKERS} threads, and one
  * for the copy properties with {@value #COPY_WORKERS} threads, whatever the device. An
  * {@link FnProperty#ASYNC} op ready at push time runs inline on the pusher. Priorities are ignored.
- * The two queues share work ({@link WorkerGroup.Family}): a worker of either may run a
- * successor it released for the other next itself, and an idle one takes from both
- * ({@link WorkerGroup#CROSS_GROUP_HAND_OFF}, default false).
  */
 final class PooledEngine extends AbstractEngine {
     static final String WORKERS = "depengine.pooled.workers";
@@ -28,10 +25,8 @@ final class PooledEngine extends AbstractEngine {
         super(PooledEngineProvider.NAME, config);
         int workers = config.getInt(WORKERS, Runtime.getRuntime().availableProcessors(), 1, 4096);
         int copyWorkers = config.getInt(COPY_WORKERS, 1, 1, 4096);
-        WorkerGroup.Family family = config.getBoolean(WorkerGroup.CROSS_GROUP_HAND_OFF, false)
-                ? new WorkerGroup.Family() : null;
-        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run, family);
-        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run, family);
+        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run);
+        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run);
     }
 
     @Override
