@@ -87,7 +87,7 @@ final class DistKVStore extends AbstractKVStore {
 
     @Override
     protected void send(Key key, long round, CallbackOnComplete done) {
-        complete(table.push(key.name(), round, toArray(key.merged()), updater(), "round " + Rounds.text(round)), done);
+        complete(table.push(key.name(), round, key.merged(), updater(), "round " + Rounds.text(round)), done);
     }
 
     @Override
@@ -102,14 +102,7 @@ final class DistKVStore extends AbstractKVStore {
 
     @Override
     protected void fetch(Key key, long round, CallbackOnComplete done) {
-        table.pull(key.name(), async ? 0 : round, "round " + Rounds.text(round)).whenComplete((value, err) -> {
-            if (err != null) {
-                done.fail(unwrap(err));
-            } else {
-                key.stored().put(value);
-                done.complete();
-            }
-        });
+        complete(table.pull(key.name(), async ? 0 : round, "round " + Rounds.text(round), key.stored()), done);
     }
 
     @Override

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryUpdatedListener;
+import java.nio.FloatBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -126,6 +127,31 @@ class ShardedTableTest {
                 assertArrayEquals(oracle, p.join(), "round " + round);
             }
         }
+        t.forEach(ShardedTable::close);
+    }
+
+    /**
+     * A push read from a buffer and a pull written into one move a split key's chunks as the array forms
+     * do: the buffer's indices count from 0 whatever its position, and a pull that fails leaves its target
+     * as it was.
+     */
+    @Test
+    void aPushFromABufferAndAPullIntoOneMoveEveryChunk(TestInfo info) {
+        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "2")); // 3 chunks
+        initAll(t, "b", new float[5]);
+        for (int r = 0; r < N; r++) {
+            FloatBuffer g = FloatBuffer.wrap(new float[] {1 + r, 2, 3, 4, 5 * r});
+            g.position(3);
+            t.get(r).push("b", 1, g, null, "round 1").join();
+        }
+        FloatBuffer target = FloatBuffer.allocate(5);
+        t.get(0).pull("b", 1, "round 1", target).join();
+        assertArrayEquals(new float[] {6, 6, 9, 12, 15}, target.array(), "the sum of the 3 pushes");
+        t.get(1).close();
+        FloatBuffer untouched = FloatBuffer.wrap(new float[] {7, 7, 7, 7, 7});
+        CompletableFuture<Void> failed = t.get(1).pull("b", 1, "round 1", untouched);
+        assertInstanceOf(KVStoreException.class, assertThrows(CompletionException.class, failed::join).getCause());
+        assertArrayEquals(new float[] {7, 7, 7, 7, 7}, untouched.array(), "a failed pull writes nothing");
         t.forEach(ShardedTable::close);
     }
 

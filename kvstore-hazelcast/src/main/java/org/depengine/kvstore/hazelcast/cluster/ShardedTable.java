@@ -7,6 +7,7 @@ import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.MapPartitionLostListener;
+import java.nio.FloatBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -445,11 +446,35 @@ public final class ShardedTable implements AutoCloseable {
 
     /** As {@link #push(String, long, float[], Updater)}, naming the round {@code label} in errors. */
     public CompletableFuture<Void> push(String key, long round, float[] value, Updater updater, String label) {
-        int len = requireLength(key, value.length, "push");
+        return push(key, round, value.length, (off, n) -> slice(value, off, n), updater, label);
+    }
+
+    /**
+     * As {@link #push(String, long, float[], Updater, String)}, with the value read from {@code value}
+     * (absolute indices from 0, {@code value.limit()} floats): each chunk is copied once, straight into the
+     * array its call sends. The caller keeps the buffer unchanged until the returned future completes.
+     */
+    public CompletableFuture<Void> push(String key, long round, FloatBuffer value, Updater updater, String label) {
+        return push(key, round, value.limit(), (off, n) -> {
+            float[] chunk = new float[n];
+            value.get(off, chunk);
+            return chunk;
+        }, updater, label);
+    }
+
+    /** A chunk of a pushed value as the array its call sends: {@code n} floats from {@code offset}. */
+    @FunctionalInterface
+    private interface ChunkValues {
+        float[] chunk(int offset, int n);
+    }
+
+    private CompletableFuture<Void> push(String key, long round, int length, ChunkValues values, Updater updater,
+                                         String label) {
+        int len = requireLength(key, length, "push");
         String what = "push " + label;
         List<CompletableFuture<?>> parts = new ArrayList<>();
         forEachChunk(key, len, (chunkKey, off, n) -> parts.add(unlessLost(chunkKey, round, key, what, () -> call(chunkKey,
-                new PushOp(key, off, workers, asyncFor(key), rank, round, slice(value, off, n), updater), key, what))
+                new PushOp(key, off, workers, asyncFor(key), rank, round, values.chunk(off, n), updater), key, what))
                 .thenAccept(reply -> {
                     if (reply.value() != null && closedBecause == null) {
                         completedByPush.put(chunkKey, reply);
@@ -481,7 +506,36 @@ public final class ShardedTable implements AutoCloseable {
 
     /** As {@link #pull(String, long)}, naming the round {@code label} in errors. */
     public CompletableFuture<float[]> pull(String key, long round, String label) {
-        return pull(key, round, label, timeout);
+        return pull(key, round, label, timeout).thenApply(ShardedTable::joined);
+    }
+
+    /**
+     * As {@link #pull(String, long, String)}, writing the value into {@code target} (absolute indices from 0)
+     * once every chunk has answered at one round: each chunk's reply is copied once, straight into its place,
+     * and {@code target} is left unchanged if the pull fails.
+     */
+    public CompletableFuture<Void> pull(String key, long round, String label, FloatBuffer target) {
+        return pull(key, round, label, timeout).thenAccept(chunks -> {
+            for (int c = 0; c < chunks.values.length; c++) {
+                target.put(c * chunks.chunkFloats, chunks.values[c]);
+            }
+        });
+    }
+
+    /** A pulled key's chunks, in order: each owner's reply array as it came (a key kept whole: one). */
+    private record Chunks(float[][] values, int length, int chunkFloats) {
+    }
+
+    /** The chunks as one array: a key kept whole is its reply array itself, a split key a copy of its chunks. */
+    private static float[] joined(Chunks chunks) {
+        if (chunks.values.length == 1) {
+            return chunks.values[0];
+        }
+        float[] out = new float[chunks.length];
+        for (int c = 0; c < chunks.values.length; c++) {
+            System.arraycopy(chunks.values[c], 0, out, c * chunks.chunkFloats, chunks.values[c].length);
+        }
+        return out;
     }
 
     /**
@@ -491,13 +545,12 @@ public final class ShardedTable implements AutoCloseable {
      * round ever had. Then every chunk is read again as of the newest round: they catch up, or the
      * lagging chunk's owner fails the read (naming the lost worker).
      */
-    private CompletableFuture<float[]> pull(String key, long round, String label, Duration waitTimeout) {
+    private CompletableFuture<Chunks> pull(String key, long round, String label, Duration waitTimeout) {
         int len = requireLength(key, -1, "pull");
-        // A key kept whole is the owner's reply itself (a copy owned by this call): no copy into an array of its own.
-        boolean whole = len <= chunkFloats;
-        float[] out = whole ? null : new float[len];
-        float[][] reply0 = new float[1][];
-        long[] rounds = new long[Math.max(1, (len + chunkFloats - 1) / chunkFloats)]; // one per chunk (a barrier's 0 floats: 1)
+        // Each chunk's reply array is kept as it came (a copy owned by this call): the caller copies it once.
+        int count = Math.max(1, (len + chunkFloats - 1) / chunkFloats); // a barrier's 0 floats: 1 chunk
+        float[][] values = new float[count][];
+        long[] rounds = new long[count];
         String what = "pull " + label;
         String closed = closedBecause;
         if (closed != null) {
@@ -513,18 +566,14 @@ public final class ShardedTable implements AutoCloseable {
                     () -> reads.read(chunkKey, new ReadOp(key, off, workers, asyncFor(key), rank, round), key, what,
                             waitTimeout, told)))
                     .thenAccept(reply -> {
-                        if (whole) {
-                            reply0[0] = reply.value();
-                        } else {
-                            System.arraycopy(reply.value(), 0, out, off, n);
-                        }
+                        values[off / chunkFloats] = reply.value();
                         rounds[off / chunkFloats] = reply.round();
                     }));
         });
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenCompose(v -> {
             long newest = Arrays.stream(rounds).max().orElse(round);
             if (asyncFor(key) || Arrays.stream(rounds).allMatch(r -> r == newest)) {
-                return CompletableFuture.completedFuture(whole ? reply0[0] : out);
+                return CompletableFuture.completedFuture(new Chunks(values, len, chunkFloats));
             }
             return pull(key, newest, label, waitTimeout);
         });
