@@ -82,6 +82,17 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         }
         try {
             return new DistKVStore(engine, type, settings, hz, true, cluster);
+        } catch (com.hazelcast.core.HazelcastException e) {
+            hz.shutdown();
+            // Seen when a member runs a Hazelcast configuration of its own without depengine's
+            // serialization: it cannot read the store's calls (ClientModeTest), and Hazelcast's own
+            // message does not say so.
+            throw new KVStoreException(null, settings.rank(), "opening the store on cluster '"
+                    + cluster.clusterName() + "' at " + cluster.members() + " failed: " + e.getMessage()
+                    + ". If its members were started with a Hazelcast configuration of their own, it must carry "
+                    + "depengine's serialization (the StateFactory and byte order " + ClusterNode.WIRE_ORDER
+                    + ", as ClusterNode.memberConfig and KVServer set them), or they cannot read this worker's calls",
+                    e);
         } catch (RuntimeException e) {
             hz.shutdown();
             throw e;

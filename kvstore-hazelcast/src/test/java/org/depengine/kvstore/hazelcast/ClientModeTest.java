@@ -168,6 +168,26 @@ class ClientModeTest {
         }
     }
 
+    /**
+     * A member started with a configuration of its own that kept Hazelcast's default byte order
+     * (big-endian) while the workers serialize little-endian: the job fails loudly (the workers' state
+     * objects cannot even be identified there), saying what the member's configuration lacks; it never
+     * computes on misread floats.
+     */
+    @Test
+    void aMemberWithAnotherByteOrderFailsTheJobInsteadOfMisreadingValues() {
+        ClusterSettings s = cluster.settings(0, Map.of());
+        com.hazelcast.config.Config own = ClusterNode.memberConfig(s);
+        own.getSerializationConfig().setByteOrder(java.nio.ByteOrder.BIG_ENDIAN);
+        member.shutdown();
+        member = com.hazelcast.core.Hazelcast.newHazelcastInstance(own);
+        KVStoreException failed = assertThrows(KVStoreException.class,
+                () -> job(Map.of("joinTimeoutMs", "8000", "timeoutMs", "8000"), 2));
+        String m = failed.getMessage();
+        assertTrue(m.contains("configuration of their own") && m.contains("LITTLE_ENDIAN")
+                && m.contains("ClusterNode.memberConfig"), m);
+    }
+
     /** One client worker's job: init {@code k} with {@code init}, push 1 with SGD(0.5), pull; then close. */
     private float[] job(Map<String, String> extra, float init) {
         try (Engine engine = Engine.create("perdevice");

@@ -29,7 +29,7 @@ public final class ClusterNode {
      * default, big-endian, swaps every element: 14 % of the CPU of a 16 MiB round with one worker). Every
      * member and client of a cluster must use the same order, so both configurations below set it.
      */
-    static final ByteOrder WIRE_ORDER = ByteOrder.LITTLE_ENDIAN;
+    public static final ByteOrder WIRE_ORDER = ByteOrder.LITTLE_ENDIAN;
 
     private ClusterNode() {
     }
