@@ -1338,13 +1338,10 @@ public abstract class KVStoreConformance extends EngineTestBase {
      */
     @Test
     void callsThatCannotBeRecordedAreRefusedInACaptureWithAClearMessage(@TempDir Path dir) {
-        KVStore store = openOne();
-        Context c = devices().get(0);
-        init(store, "w", c, new float[] {1, 2});
-        DeviceArray v = array(engine, c, 2, "v");
-        DeviceArray out = array(engine, c, 2, "out");
-        write(engine, v, new float[] {5, 6});
-        write(engine, out, new float[] {-1, -1});
+        KeyW w = openWithKeyW();
+        KVStore store = w.store();
+        DeviceArray v = w.v();
+        DeviceArray out = w.out();
         Graph g;
         try (Capture capture = engine.capture()) {
             List<Runnable> refused = List.of(
@@ -1371,6 +1368,21 @@ public abstract class KVStoreConformance extends EngineTestBase {
         assertArrayEquals(new float[] {5, 6}, read(engine, out), "the recorded push and pull, replayed");
         store.endOfData(); // not refused outside the capture, and the refused one changed nothing
         store.barrier();
+    }
+
+    /** One store with key "w" = {1, 2}, and two arrays of 2 floats on the first device: v = {5, 6}, out = {-1, -1}. */
+    private record KeyW(KVStore store, DeviceArray v, DeviceArray out) {
+    }
+
+    private KeyW openWithKeyW() {
+        KVStore store = openOne();
+        Context c = devices().get(0);
+        init(store, "w", c, new float[] {1, 2});
+        DeviceArray v = array(engine, c, 2, "v");
+        DeviceArray out = array(engine, c, 2, "out");
+        write(engine, v, new float[] {5, 6});
+        write(engine, out, new float[] {-1, -1});
+        return new KeyW(store, v, out);
     }
 
     /**
@@ -1443,26 +1455,21 @@ public abstract class KVStoreConformance extends EngineTestBase {
      */
     @Test
     void aReplayedPushAfterEndOfDataFailsItsPullUntilTheNextBarrier() {
-        KVStore store = openOne();
-        Context c = devices().get(0);
-        init(store, "w", c, new float[] {1, 2});
-        DeviceArray v = array(engine, c, 2, "v");
-        DeviceArray out = array(engine, c, 2, "out");
-        write(engine, v, new float[] {5, 6});
+        KeyW w = openWithKeyW();
         Graph g;
         try (Capture capture = engine.capture()) {
-            store.pushPull("w", List.of(v), List.of(out), 0);
+            w.store().pushPull("w", List.of(w.v()), List.of(w.out()), 0);
             g = capture.graph();
         }
-        store.endOfData();
+        w.store().endOfData();
         g.replay();
-        EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(out.var(), BOUND));
+        EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(w.out().var(), BOUND));
         KVStoreException kv = findCause(e, KVStoreException.class);
         assertEquals("w", kv.key());
         assertContains(kv, "rank 0", "endOfData", "barrier");
-        store.barrier();
+        w.store().barrier();
         g.replay();
-        assertArrayEquals(new float[] {5, 6}, read(engine, out), "the replay after the barrier pushed");
+        assertArrayEquals(new float[] {5, 6}, read(engine, w.out()), "the replay after the barrier pushed");
     }
 
     // ------------------------------------------------------------------ helpers

@@ -36,17 +36,10 @@ public final class Key {
     private long periodBase;
     /** Whether this worker's endOfData() for {@link #opPeriod} has been passed, in op order (storeVar). */
     private boolean ended;
-    /** The ops' names, built once per key (not per call). */
-    private final String pushName;
-    private final String pullName;
-    private final String sumName;
-    private final String checkName;
-    private final IndexedNames copyIn;
-    private final IndexedNames copyOut;
+    /** The names of the key's store ops, built once per key (not per call). */
+    final OpNames names;
     /** The variable lists of the key's store ops, built once. */
-    private final List<VarHandle> storeAlone;
-    private final List<VarHandle> mergedAlone;
-    private final List<VarHandle> storeAndMerged;
+    final OpVars opVars;
     /** The key's send, check and fetch op bodies, built once by the store's init (they take their rounds when they run). */
     Fns fns;
     /** The round of the last send op that ran; written and read only in ops holding storeVar. */
@@ -62,19 +55,12 @@ public final class Key {
         this.initPeriod = initPeriod;
         this.opPeriod = initPeriod;
         this.length = length;
-        this.pushName = "kvstore push " + name;
-        this.pullName = "kvstore pull " + name;
-        this.sumName = pushName + ": sum the values";
-        this.checkName = pushName + ": check it was sent";
-        this.copyIn = new IndexedNames(pushName + ": copy value ", " to host");
-        this.copyOut = new IndexedNames(pullName + ": copy to out ", "");
+        this.names = new OpNames(name);
         storeVar = engine.newVariable("kvstore[" + name + "].stored");
         mergedVar = engine.newVariable("kvstore[" + name + "].merged");
         stored = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
         merged = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
-        storeAlone = List.of(storeVar);
-        mergedAlone = List.of(mergedVar);
-        storeAndMerged = List.of(storeVar, mergedVar);
+        opVars = new OpVars(List.of(storeVar), List.of(mergedVar), List.of(storeVar, mergedVar));
     }
 
     /** The key. */
@@ -214,48 +200,6 @@ public final class Key {
         return ended;
     }
 
-    /** The name of a push's ops. */
-    String pushName() {
-        return pushName;
-    }
-
-    /** The name of a multi-value push's sum op. */
-    String sumName() {
-        return sumName;
-    }
-
-    /** The name of a push's check op. */
-    String checkName() {
-        return checkName;
-    }
-
-    List<VarHandle> storeAlone() {
-        return storeAlone;
-    }
-
-    List<VarHandle> mergedAlone() {
-        return mergedAlone;
-    }
-
-    List<VarHandle> storeAndMerged() {
-        return storeAndMerged;
-    }
-
-    /** The name of a pull's ops. */
-    String pullName() {
-        return pullName;
-    }
-
-    /** The name of the copy of a push's value {@code slot} to the host. */
-    String copyInName(int slot) {
-        return copyIn.get(slot);
-    }
-
-    /** The name of a pull's copy to its out {@code slot}. */
-    String copyOutName(int slot) {
-        return copyOut.get(slot);
-    }
-
     Staging staging(Engine engine, int slot, DeviceArray value) {
         return staging.computeIfAbsent(slot + "@" + value.context(), k -> new Staging(
                 engine.newVariable("kvstore[" + name + "].staging" + slot + "@" + value.context()),
@@ -277,8 +221,32 @@ public final class Key {
         return "key '" + name + "' (" + length + " floats)";
     }
 
+    /** The names of a key's store ops: push (its send), pull (its fetch), the sum and check of a push, the copies. */
+    static final class OpNames {
+        final String push;
+        final String pull;
+        final String sum;
+        final String check;
+        /** The copy of a push's value i to the host, and a pull's copy to its out i. */
+        final IndexedNames copyIn;
+        final IndexedNames copyOut;
+
+        OpNames(String key) {
+            push = "kvstore push " + key;
+            pull = "kvstore pull " + key;
+            sum = push + ": sum the values";
+            check = push + ": check it was sent";
+            copyIn = new IndexedNames(push + ": copy value ", " to host");
+            copyOut = new IndexedNames(pull + ": copy to out ", "");
+        }
+    }
+
+    /** The variable lists of a key's store ops. */
+    record OpVars(List<VarHandle> store, List<VarHandle> merged, List<VarHandle> storeAndMerged) {
+    }
+
     /** Names {@code prefix + i + suffix}, each built once, on first use. */
-    private static final class IndexedNames {
+    static final class IndexedNames {
         private final String prefix;
         private final String suffix;
         private volatile String[] names = new String[0];

@@ -87,7 +87,7 @@ final class StoreOps {
             Memcpy memcpy = v.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), k.mergedBytes()),
                     v.context(), List.of(v.var()), List.of(k.mergedVar()), FnProperty.COPY_FROM_DEVICE, priority,
-                    k.copyInName(0));
+                    k.names.copyIn.get(0));
         } else {
             List<ByteBuffer> parts = new ArrayList<>(values.size());
             List<VarHandle> partVars = new ArrayList<>(values.size());
@@ -98,20 +98,20 @@ final class StoreOps {
                 ByteBuffer host = s.buffer().duplicate().order(s.buffer().order());
                 engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), host),
                         v.context(), List.of(v.var()), List.of(s.var()), FnProperty.COPY_FROM_DEVICE, priority,
-                        k.copyInName(i));
+                        k.names.copyIn.get(i));
                 parts.add(host);
                 partVars.add(s.var());
             }
             engine.pushSync(rc -> sum(parts, k.merged()), Context.cpu(), partVars, List.of(k.mergedVar()),
-                    FnProperty.CPU_PRIORITIZED, priority, k.sumName());
+                    FnProperty.CPU_PRIORITIZED, priority, k.names.sum);
         }
         Key.Fns fns = k.fns;
-        engine.pushAsync(fns.send(), Context.cpu(), k.mergedAlone(), k.storeAlone(), store.storeOpProperty(), priority,
-                k.pushName());
+        engine.pushAsync(fns.send(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(), priority,
+                k.names.push);
         if (store.reportsSkippedPushes()) {
             // Reads merged too: the round it reports is the send's, so the next push's gather waits for it.
-            engine.pushAsync(fns.check(), Context.cpu(), k.storeAndMerged(), List.of(), FnProperty.NO_SKIP, priority,
-                    k.checkName());
+            engine.pushAsync(fns.check(), Context.cpu(), k.opVars.storeAndMerged(), List.of(), FnProperty.NO_SKIP, priority,
+                    k.names.check);
         }
     }
 
@@ -121,15 +121,15 @@ final class StoreOps {
      */
     void pull(Key k, List<DeviceArray> outs, int priority) {
         if (store.pullFetches()) {
-            engine.pushAsync(k.fns.fetch(), Context.cpu(), k.mergedAlone(), k.storeAlone(), store.storeOpProperty(),
-                    priority, k.pullName());
+            engine.pushAsync(k.fns.fetch(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(),
+                    priority, k.names.pull);
         }
         for (int i = 0; i < outs.size(); i++) {
             DeviceArray out = outs.get(i);
             Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
-                    out.context(), k.storeAlone(), List.of(out.var()), scatterProperty(out), priority,
-                    k.copyOutName(i));
+                    out.context(), k.opVars.store(), List.of(out.var()), scatterProperty(out), priority,
+                    k.names.copyOut.get(i));
         }
     }
 
