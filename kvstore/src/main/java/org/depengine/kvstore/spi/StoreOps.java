@@ -109,7 +109,7 @@ final class StoreOps {
         engine.pushAsync(fns.send(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(), priority,
                 k.names.push);
         if (store.reportsSkippedPushes()) {
-            // Reads merged too: the round it reports is the send's, so the next push's gather waits for it.
+            // It reads merged too, so that no later push's write moves the count it takes the send's round from.
             engine.pushAsync(fns.check(), Context.cpu(), k.opVars.storeAndMerged(), List.of(), FnProperty.NO_SKIP, priority,
                     k.names.check);
         }
