@@ -4,6 +4,13 @@
 #
 #   benchmarks/multidevice-training.sh [ROUNDS]     default 3 rounds; ~3 min on a quiet 2-core machine
 #
+# Environment (optional): VARIANTS (default "small default"; also "small-dist": the small-op variant
+# with --kvstore dist_sync --workers 2, two worker JVMs), ENGINES (default "naive pooled perdevice"),
+# PROFILER (default "off on": without and with the profiler), OUT (the output file). For example, the
+# store's ops captured too, local and dist_sync, naive and perdevice, without the profiler:
+#   VARIANTS="small small-dist" ENGINES="naive perdevice" PROFILER=off \
+#     OUT=benchmarks/results/multidevice-training-kvstore.txt benchmarks/multidevice-training.sh 3
+#
 # Each round runs, for the small-op variant (--hidden 8 --batch 8: 75 batches of ~39 ops per epoch,
 # 60 epochs) and the default one (--hidden 64 --batch 60: 10 batches, 30 epochs), for naive, pooled and
 # perdevice: with capture, then --no-capture, first without the profiler (--trace off: the epoch time,
@@ -19,7 +26,10 @@ rounds=${1:-3}
 case "$rounds" in ''|*[!0-9]*) echo "usage: $0 [ROUNDS]" >&2; exit 2 ;; esac
 java=${JAVA_HOME:+$JAVA_HOME/bin/}java
 jdk=$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-out=benchmarks/results/multidevice-training-jdk$jdk.txt
+variants=${VARIANTS:-small default}
+engines=${ENGINES:-naive pooled perdevice}
+profiler=${PROFILER:-off on}
+out=${OUT:-benchmarks/results/multidevice-training-jdk$jdk.txt}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 trace=$(mktemp -d)
@@ -51,10 +61,15 @@ run() { # ROUND VARIANT ENGINE CAPTURE PROFILER ARGS...
   echo "# commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } > "$raw"
 for r in $(seq 1 "$rounds"); do
-  for v in small default; do
-    if [ "$v" = small ]; then args=(--hidden 8 --batch 8 --epochs 60); else args=(--epochs 30); fi
-    for e in naive pooled perdevice; do
-      for p in off on; do
+  for v in $variants; do
+    case "$v" in
+      small) args=(--hidden 8 --batch 8 --epochs 60) ;;
+      small-dist) args=(--hidden 8 --batch 8 --epochs 60 --kvstore dist_sync --workers 2) ;;
+      default) args=(--epochs 30) ;;
+      *) echo "unknown variant '$v' (small, small-dist, default)" >&2; exit 2 ;;
+    esac
+    for e in $engines; do
+      for p in $profiler; do
         for c in on off; do
           run "$r" "$v" "$e" "$c" "$p" "${args[@]}" >> "$raw"
         done
@@ -65,18 +80,19 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$raw"
 
-summary=$(awk '
+summary=$(awk -v variants="$variants" -v engines="$engines" '
   function med(key,   n, i, j, t, a) { n = cnt[key]; for (i = 1; i <= n; i++) a[i] = val[key, i]
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
     lo[key] = a[1]; hi[key] = a[n]; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   function add(key, x) { val[key, ++cnt[key]] = x; keys[key] = 1 }
+  function ratio(key,   m) { if (!cnt[key]) return "—"; m = med(key); return sprintf("%.2f (%.2f–%.2f)", m, lo[key], hi[key]) }
   /^#/ { next }
   { v[$1, $2, $3, $4, $5] = $6; add($2 " " $3 " capture=" $4 " " $5, $6); rs[$1] = 1; vs[$2] = 1 }
   END {
-    split("small default", V, " "); split("naive pooled perdevice", E, " ")
+    nv = split(variants, V, " "); ne = split(engines, E, " ")
     split("epoch_ms wall_us_per_batch push_us_per_batch prof_epoch_ms prof_run_us_per_batch prof_queue_wait_us_per_op", M, " ")
     printf "| variant | engine | figure | with capture | --no-capture | capture ÷ no-capture |\n|---|---|---|---|---|---|\n"
-    for (vi = 1; vi <= 2; vi++) for (ei = 1; ei <= 3; ei++) for (mi = 1; mi <= 6; mi++) {
+    for (vi = 1; vi <= nv; vi++) for (ei = 1; ei <= ne; ei++) for (mi = 1; mi <= 6; mi++) {
       k1 = V[vi] " " E[ei] " capture=on " M[mi]; k0 = V[vi] " " E[ei] " capture=off " M[mi]
       if (!(k1 in keys)) continue
       for (r in rs) if (v[r, V[vi], E[ei], "off", M[mi]] > 0) add("ratio " k1, v[r, V[vi], E[ei], "on", M[mi]] / v[r, V[vi], E[ei], "off", M[mi]])
@@ -84,12 +100,12 @@ summary=$(awk '
       printf "| %s | %s | %s | %.1f (%.1f–%.1f) | %.1f (%.1f–%.1f) | %.2f (%.2f–%.2f) |\n", V[vi], E[ei], M[mi], m1, lo[k1], hi[k1], m0, lo[k0], hi[k0], mr, lo["ratio " k1], hi["ratio " k1]
     }
     printf "\n| variant | capture | perdevice ÷ naive, epoch time | pooled ÷ naive, epoch time |\n|---|---|---|---|\n"
-    for (vi = 1; vi <= 2; vi++) for (ci = 1; ci <= 2; ci++) {
+    for (vi = 1; vi <= nv; vi++) for (ci = 1; ci <= 2; ci++) {
       c = ci == 1 ? "on" : "off"
       for (r in rs) { n = v[r, V[vi], "naive", c, "epoch_ms"]; if (n > 0) {
-        add("pd " V[vi] c, v[r, V[vi], "perdevice", c, "epoch_ms"] / n); add("po " V[vi] c, v[r, V[vi], "pooled", c, "epoch_ms"] / n) } }
-      a = med("pd " V[vi] c); b = med("po " V[vi] c)
-      printf "| %s | %s | %.2f (%.2f–%.2f) | %.2f (%.2f–%.2f) |\n", V[vi], c, a, lo["pd " V[vi] c], hi["pd " V[vi] c], b, lo["po " V[vi] c], hi["po " V[vi] c]
+        if (v[r, V[vi], "perdevice", c, "epoch_ms"] > 0) add("pd " V[vi] c, v[r, V[vi], "perdevice", c, "epoch_ms"] / n)
+        if (v[r, V[vi], "pooled", c, "epoch_ms"] > 0) add("po " V[vi] c, v[r, V[vi], "pooled", c, "epoch_ms"] / n) } }
+      printf "| %s | %s | %s | %s |\n", V[vi], c, ratio("pd " V[vi] c), ratio("po " V[vi] c)
     }
   }' "$raw")
 { cat "$raw"; echo; echo "$summary"; } > "$out"

@@ -449,6 +449,18 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * Whether the calling thread is recording a {@link #capture()} of this engine: its pushes here are
+     * recorded, not run. For libraries that push ops on a caller's behalf (a key-value store) and must
+     * refuse calls that cannot be recorded, or decide at op time what they would decide at the call.
+     * One volatile read while no capture is open anywhere.
+     *
+     * @return true if this thread's pushes to this engine are being recorded now
+     */
+    default boolean isCapturing() {
+        return false;
+    }
+
+    /**
      * Tells the engine the process is shutting down: ops not yet started are skipped (completed without
      * running, without a failure), except ops with the property {@link FnProperty#DELETE_VAR}: variable
      * deletions and user ops pushed with that property still run.

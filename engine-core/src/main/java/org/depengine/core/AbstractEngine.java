@@ -284,6 +284,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
     }
 
     @Override
+    public final boolean isCapturing() {
+        CaptureSession c = Captures.current();
+        return c != null && c.records(this);
+    }
+
+    @Override
     public final Capture capture() {
         if (closing) {
             throw new IllegalStateException("engine '" + name + "' is closed; capture() was not opened");

@@ -47,6 +47,11 @@ final class CaptureSession implements Capture {
         ops.add(new RecordedOp(def, ctx, priority, profiling));
     }
 
+    /** Whether this capture records {@code e}'s pushes. */
+    boolean records(AbstractEngine e) {
+        return e == engine;
+    }
+
     @Override
     public Graph graph() {
         RecordedGraph g = graph;

@@ -31,11 +31,11 @@ import picocli.CommandLine.Option;
  * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--no-capture] [--profile] [--trace file.json|off]
  * [--help]}.
  *
- * <p>Each batch's device and metrics ops are recorded once ({@link Engine#capture()}) per batch size and
- * source of samples, and the graph replayed for every batch; the ops read their batch's position from a
- * {@link BatchCursor}. The store's push and pull are called per batch as usual (each decides its round
- * when called, so they are not recorded). {@code --no-capture} pushes every op one by one; the losses
- * are the same.
+ * <p>Each batch's whole step, its device and metrics ops and the store's pushes and pulls, is recorded
+ * once ({@link Engine#capture()}) per batch size and source of samples, and the graph replayed for every
+ * batch; the ops read their batch's position from a {@link BatchCursor}, and the store's replayed ops
+ * decide their rounds when they run, as the calls would. {@code --no-capture} makes every call one by
+ * one; the losses are the same.
  *
  * <p>Checkpoints: with {@code --checkpoint-every N}, after every N-th epoch rank 0 writes the store's
  * checkpoint ({@link KVStore#checkpoint}: the weights and the epochs done); {@code --resume FILE} (given
@@ -109,8 +109,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
     private Path resumeFile;
 
     @Option(names = "--no-capture",
-            description = "push every batch's device and metrics ops one by one instead of recording them once "
-                    + "(Engine.capture) and replaying the graph for each batch")
+            description = "push every batch's ops and make its store calls one by one instead of recording the "
+                    + "step once (Engine.capture) and replaying the graph for each batch")
     private boolean noCapture;
 
     @Option(names = "--profile",
@@ -235,7 +235,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs; %s%n",
                         data.description, batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers"
                         : "", hidden, lr, epochs, noCapture ? "ops pushed one by one (--no-capture)"
-                        : "each batch's device ops replayed from a captured graph");
+                        : "each batch's step (device, metrics and store ops) replayed from a captured graph");
                 if (kv.type().equals("dist_async")) {
                     System.out.println("dist_async: the epoch lines count rank 0's samples only (the workers do not wait "
                             + "for each other)");

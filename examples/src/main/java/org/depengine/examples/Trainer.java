@@ -35,7 +35,7 @@ final class Trainer {
     private final boolean exchangeMetrics;
     private final EpochMetrics metrics;
     private final VarHandle progressVar;
-    /** Whether each batch's device and metrics ops are replayed from a captured graph (else pushed one by one). */
+    /** Whether each batch's calls (device, metrics and store ops) are replayed from a captured graph (else made one by one). */
     private final boolean capture;
     private final Map<StepKey, Graph> steps = new HashMap<>();
     /** The pushing thread's time in the training batches' pushes and replays, and their number. */
@@ -156,10 +156,9 @@ final class Trainer {
     }
 
     /**
-     * One training batch: its device and metrics ops ({@link #pushBatchOps}), pushed one by one or, when
-     * capturing, replayed from the graph recorded for batches of this source and size; then each layer's
-     * gradient pushed to the store (fc2 first, as the backward pass has it) and its new weights pulled
-     * into every replica. The store's calls are never recorded: each decides its round when called.
+     * One training batch ({@link #pushStep}), pushed call by call or, when capturing, replayed from the
+     * graph recorded for batches of this source and size: the store's calls are in the graph too (each
+     * replayed store op decides its round when it runs, as the call would).
      */
     private void pushTrainingBatch(HostData src, int start, int size) {
         long t0 = System.nanoTime();
@@ -171,17 +170,26 @@ final class Trainer {
             }
             step.replay();
         } else {
-            pushBatchOps(src, constant(start), size, true, totalDevices, firstDevice);
+            pushStep(src, constant(start), size);
         }
-        List<Replica> active = active(size, totalDevices, firstDevice);
-        pushLayer(2, active);
-        pushLayer(1, active);
         stepPushNanos += System.nanoTime() - t0;
         stepsPushed++;
     }
 
     /**
-     * Records a batch's device and metrics ops once, for every batch of {@code size} samples from
+     * A training batch's calls: its device and metrics ops ({@link #pushBatchOps}), then each layer's
+     * gradient pushed to the store (fc2 first, as the backward pass has it) and its new weights pulled
+     * into every replica.
+     */
+    private void pushStep(HostData src, Supplier<IntSupplier> batchStart, int size) {
+        pushBatchOps(src, batchStart, size, true, totalDevices, firstDevice);
+        List<Replica> active = active(size, totalDevices, firstDevice);
+        pushLayer(2, active);
+        pushLayer(1, active);
+    }
+
+    /**
+     * Records a batch's calls ({@link #pushStep}) once, for every batch of {@code size} samples from
      * {@code src}: a full batch's ops read their position from a {@link BatchCursor} that steps through
      * the epoch's full batches, the short last batch's from one that stays at {@code start}.
      */
@@ -190,7 +198,7 @@ final class Trainer {
         Supplier<IntSupplier> starts = size == batch ? () -> new BatchCursor(0, batch, fullBatches)
                 : () -> new BatchCursor(start, batch, 1);
         try (Capture c = engine.capture()) {
-            pushBatchOps(src, starts, size, true, totalDevices, firstDevice);
+            pushStep(src, starts, size);
             return c.graph();
         }
     }

@@ -34,10 +34,16 @@ import org.depengine.api.device.DeviceArray;
  *   and {@code dist_async} at least those, in {@code dist_sync} the whole round of every worker). Calls
  *   on different keys are independent.</li>
  *   <li>Every call ({@code init}, {@code push}, {@code pull}, {@code pushPull}, {@code endOfData},
- *   {@code barrier}) decides its round and its place in the key's order when it is called, on the
- *   calling thread, never when its ops run. So any sequence of calls that is valid without waits gives
- *   the values it gives with {@code engine().waitForAll()} after every call: MXNet's
+ *   {@code barrier}) takes its place in the key's order when it is called, and its ops take their round
+ *   from that order when they run, whatever the timing. So any sequence of calls that is valid without
+ *   waits gives the values it gives with {@code engine().waitForAll()} after every call: MXNet's
  *   {@code push(k); pull(k); barrier()} with no wait pulls the round of that push.</li>
+ *   <li>In an {@link org.depengine.api.Engine#capture()}: {@code push}, {@code pull} and
+ *   {@code pushPull} are recorded like any push, and each replay of the graph is those calls made again
+ *   (with the rounds they would take then). A replayed push after {@link #endOfData()} fails when it
+ *   runs (its pulls carry the failure), as it cannot be refused at a call. {@code init},
+ *   {@code setUpdater}, {@code barrier}, {@code endOfData}, {@code checkpoint} and {@code close} are
+ *   refused in a capture with an {@link IllegalStateException} naming the call.</li>
  *   <li>{@code priority} is passed to every op pushed for the call: higher runs first among ready ops
  *   of a priority pool (as MXNet, pass minus the layer index so that the first layer's weights come
  *   back first).</li>

@@ -394,6 +394,25 @@ public abstract class ReplayConformance extends EngineTestBase {
         }
     }
 
+    /** {@code isCapturing()} is true only on the recording thread, for the captured engine, while it records. */
+    @Test
+    void isCapturingIsTrueOnlyOnTheRecordingThreadForTheCapturedEngine() throws Exception {
+        try (Engine other = newEngine()) {
+            assertFalse(engine.isCapturing(), "before the capture");
+            try (Capture c = engine.capture()) {
+                assertTrue(engine.isCapturing(), "the recording thread, the captured engine");
+                assertFalse(other.isCapturing(), "another engine");
+                boolean[] elsewhere = new boolean[1];
+                Thread t = new Thread(() -> elsewhere[0] = engine.isCapturing(), "not recording");
+                t.start();
+                joinBounded(t);
+                assertFalse(elsewhere[0], "another thread");
+                c.graph();
+                assertFalse(engine.isCapturing(), "once the graph is taken");
+            }
+        }
+    }
+
     @Test
     void aCaptureIsRefusedWhileTheThreadHasABulkOpen() {
         try (Bulk b = engine.bulk(4)) {

@@ -18,9 +18,10 @@ import org.depengine.kvstore.spi.Key;
  * the key's sum and writing its stored value, so a pull (whose copies read the stored value) sees
  * every earlier push. A pull needs no fetch: the stored value is already here.
  *
- * <p>{@link #barrier()} returns at once and pushes no op: with one worker there is nobody to meet, and
- * the order of the calls before and after it on a key already comes from the key's variables (every
- * op of a key writes or reads its stored value), so nothing needs fencing. {@link #endOfData()} only
+ * <p>{@link #barrier()} returns at once, pushing only the op that starts the keys' next period: with
+ * one worker there is nobody to meet, and the order of the calls before and after it on a key already
+ * comes from the key's variables (every op of a key writes or reads its stored value), so nothing needs
+ * fencing. {@link #endOfData()} only
  * refuses pushes until the next barrier. Thread-safe.
  */
 final class LocalKVStore extends AbstractKVStore {

@@ -47,31 +47,45 @@ import org.slf4j.LoggerFactory;
  *                  sum      reads staging 0..n writes k.mergedVar  merged ← Σ staging, in list order
  *                           (one value: its gather writes merged directly, no sum op)
  *                  send     reads k.mergedVar  writes k.storeVar   {@link #send}(k, round)
- *                  check    reads k.storeVar   (NO_SKIP)           {@link #skippedSend}(k, round) if send was skipped
+ *                  check    reads k.storeVar, k.mergedVar (NO_SKIP) {@link #skippedSend}(k, round) if send was skipped
  *                           (only if {@link #reportsSkippedPushes()})
  * endOfData(), barrier():
  *                  end      (none)             writes every k.storeVar {@link #endPeriod}(period)  (only if {@link #endsPeriods()})
- * pull(k, outs):   fetch    (none)             writes k.storeVar   {@link #fetch}(k, round)   (if {@link #pullFetches()})
+ *                  mark     reads every k.mergedVar, writes every k.storeVar (NO_SKIP): the period's end or start, per key
+ * pull(k, outs):   fetch    reads k.mergedVar  writes k.storeVar   {@link #fetch}(k, round)   (if {@link #pullFetches()})
  *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
  * </pre>
  * So on one key, every call's ops run in call order (they all touch {@code storeVar}), except that the
  * gathers and the sum of a push overlap the previous call's send/fetch/scatters; a later push's gather
- * waits for the previous send to have read {@code merged}. Calls on different keys share no variable
- * and run independently. No op ever blocks a thread on the network: {@code send}, {@code fetch} and
- * {@code sendInit} are {@link AsyncFn}s that start the call and complete from its callback.
+ * waits for the previous send (and fetch, and check) to have read {@code merged}. Calls on different
+ * keys share no variable and run independently. No op ever blocks a thread on the network:
+ * {@code send}, {@code fetch} and {@code sendInit} are {@link AsyncFn}s that start the call and complete
+ * from its callback.
  *
- * <h2>Rounds, decided at the call</h2>
- * Every call decides its round on the calling thread, before it pushes its ops, and carries it into
- * them: when the ops run never changes what they do, so a sequence of calls made with no waits gives
- * the values it gives with a wait after every call. A round ({@link Rounds}) is a period and an index:
- * the period counts this worker's {@link #barrier()} calls; a push gets the next index of its key in
- * the current period (from 1); a pull reads the round of this worker's last push of the key in the
- * current period, or, before any, index 0 of the period (every round of the periods before), or
- * round 0 (the init) in the period the key was initialised in. In {@code dist_sync}, {@link #fetch}
- * completes once that round's update has landed, which is how a pull sees the whole round; in
- * {@code dist_async} and {@code local} the round is informational. {@code endOfData()} and
- * {@code barrier()} push an op after every op of this worker's keys that calls {@link #endPeriod}
- * (when {@link #endsPeriods()}): the rounds of that period complete without this worker from then on.
+ * <h2>Rounds, decided when the ops run, in call order</h2>
+ * A round ({@link Rounds}) is a period and an index: the period counts this worker's {@link #barrier()}
+ * calls; a push gets the next index of its key in the current period (from 1); a pull reads the round
+ * of this worker's last push of the key in the current period, or, before any, index 0 of the period
+ * (every round of the periods before), or round 0 (the init) in the period the key was initialised in.
+ * The ops decide it when they run, from state the key's variables order: the send's index is the number
+ * of writes of {@code mergedVar} (one per push, a skipped one included) since the period's mark op, the
+ * fetch's the same count (both read {@code mergedVar}, so no later push's write moves it first), and the
+ * mark op of each barrier starts the next period. So the rounds are the calls' order whenever the ops
+ * run: a sequence of calls made with no waits gives the values it gives with a wait after every call,
+ * and the same calls recorded in an {@link Engine#capture()} and replayed give, at each replay, the
+ * rounds the calls made then would. In {@code dist_sync}, {@link #fetch} completes once that round's
+ * update has landed, which is how a pull sees the whole round; in {@code dist_async} and {@code local}
+ * the round is informational. {@code endOfData()} and {@code barrier()} push an op after every op of
+ * this worker's keys that calls {@link #endPeriod} (when {@link #endsPeriods()}): the rounds of that
+ * period complete without this worker from then on.
+ *
+ * <h2>In a capture</h2>
+ * {@code push}, {@code pull} and {@code pushPull} made while the calling thread records a capture of
+ * the store's engine are recorded like any push (their ops are the same either way). A direct push after
+ * {@code endOfData()} is refused at the call; a replayed one cannot be, so its send fails when it runs
+ * (after the period's end mark) and the failure reaches the key's later pulls. {@code init},
+ * {@code setUpdater}, {@code barrier}, {@code endOfData}, {@code checkpoint} and {@code close} change or
+ * wait on the store's state at the call: they are refused in a capture.
  *
  * <h2>Failures</h2>
  * A hook fails its op by calling {@code done.fail(cause)} or by throwing; the base class wraps the cause
@@ -346,6 +360,7 @@ public abstract class AbstractKVStore implements KVStore {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
         ensureOpen("init");
+        refuseWhileCapturing("init('" + key + "')");
         if (key.isEmpty()) {
             throw new IllegalArgumentException("kvstore key must not be empty");
         }
@@ -360,6 +375,7 @@ public abstract class AbstractKVStore implements KVStore {
             Checkpoint c = resumed;
             Checkpoint.Entry entry = c == null ? null : c.require(key, value.length(), resumedFrom);
             Key k = new Key(engine, key, (int) value.length(), period);
+            ops.prepare(k);
             keys.add(k);
             ops.init(k, value, memcpy, entry, c == null ? 0 : Rounds.of(c.period(), 0));
         } finally {
@@ -372,7 +388,8 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             Key k = checked("push", key, values, "values");
-            ops.push(k, nextRound("push", k), values, priority);
+            mayPush("push", k);
+            ops.push(k, values, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -383,7 +400,7 @@ public abstract class AbstractKVStore implements KVStore {
         gate.readLock().lock();
         try {
             Key k = checked("pull", key, outs, "outs");
-            ops.pull(k, k.lastRound(period), outs, priority);
+            ops.pull(k, outs, priority);
         } finally {
             gate.readLock().unlock();
         }
@@ -395,23 +412,27 @@ public abstract class AbstractKVStore implements KVStore {
         try {
             Key k = checked("pushPull", key, values, "values");
             checked("pushPull", key, outs, "outs");
-            long round = nextRound("pushPull", k);
-            ops.push(k, round, values, priority);
-            ops.pull(k, round, outs, priority);
+            mayPush("pushPull", k);
+            ops.push(k, values, priority);
+            ops.pull(k, outs, priority);
         } finally {
             gate.readLock().unlock();
         }
     }
 
-    /** The round of a push called now, after checking that this worker may push. */
-    private long nextRound(String call, Key k) {
+    /**
+     * Checks that this worker may push now and notes that it pushed (a push recorded in a capture counts:
+     * its replays push). A recorded push is not refused after {@code endOfData()}: its replay may come
+     * after the next barrier, so its send checks when it runs instead.
+     */
+    private void mayPush(String call, Key k) {
+        boolean recording = engine.isCapturing();
         synchronized (callLock) { // as setUpdater's check and barrier's new period: no push slips past either
-            if (endOfData) {
+            if (endOfData && !recording) {
                 throw new IllegalStateException("cannot " + call + " key '" + k.name() + "': rank " + rank()
                         + " signalled endOfData(); call barrier() before pushing again");
             }
             pushed = true;
-            return k.nextRound(period);
         }
     }
 
@@ -419,6 +440,7 @@ public abstract class AbstractKVStore implements KVStore {
     public final void setUpdater(Updater updater) {
         Objects.requireNonNull(updater, "updater");
         checkUpdater(updater);
+        refuseWhileCapturing("setUpdater(" + updater + ")");
         gate.readLock().lock();
         try {
             ensureOpen("setUpdater");
@@ -436,12 +458,15 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void barrier() {
+        refuseWhileCapturing("barrier()");
         gate.readLock().lock(); // not held in the rendezvous: close() must not wait for the other workers
         try {
             ensureOpen("barrier");
             synchronized (callLock) {
-                pushEndPeriod(period, "barrier");
+                List<Key> ks = keys.sorted();
+                pushEndPeriod(ks, period, "barrier");
                 period++;
+                ops.markPeriod(ks, period, false);
                 endOfData = false;
             }
         } finally {
@@ -452,13 +477,16 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void endOfData() {
+        refuseWhileCapturing("endOfData()");
         gate.readLock().lock();
         try {
             ensureOpen("endOfData");
             synchronized (callLock) {
                 if (!endOfData) {
                     endOfData = true;
-                    pushEndPeriod(period, "endOfData");
+                    List<Key> ks = keys.sorted();
+                    pushEndPeriod(ks, period, "endOfData");
+                    ops.markPeriod(ks, period, true);
                 }
             }
         } finally {
@@ -466,9 +494,9 @@ public abstract class AbstractKVStore implements KVStore {
         }
     }
 
-    private void pushEndPeriod(int p, String call) {
+    private void pushEndPeriod(List<Key> ks, int p, String call) {
         if (endsPeriods()) {
-            ops.endPeriod(keys.sorted(), p, call);
+            ops.endPeriod(ks, p, call);
         }
     }
 
@@ -476,6 +504,7 @@ public abstract class AbstractKVStore implements KVStore {
     public final void checkpoint(Path path) {
         Objects.requireNonNull(path, "path");
         ensureOpen("checkpoint");
+        refuseWhileCapturing("checkpoint(" + path + ")");
         if (rank() != 0) {
             throw new IllegalStateException("checkpoint(" + path + ") on rank " + rank() + ": rank 0 writes the "
                     + "checkpoints (call barrier(); if (rank() == 0) checkpoint(path); barrier(); on every worker)");
@@ -533,6 +562,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void close() {
+        refuseWhileCapturing("close()");
         gate.writeLock().lock(); // waits for calls in progress: their ops are pushed before the fence below
         try {
             if (closed) {
@@ -556,6 +586,22 @@ public abstract class AbstractKVStore implements KVStore {
         Objects.requireNonNull(arrays, what);
         ensureOpen(call);
         return keys.checked(call, key, arrays, what);
+    }
+
+    /**
+     * Refuses {@code call} while the calling thread records a capture of the store's engine: only
+     * {@code push}, {@code pull} and {@code pushPull} can be recorded, because only their ops decide at
+     * run time what the call would decide (their rounds); the others change or wait on the store's state
+     * at the call.
+     *
+     * @throws IllegalStateException naming the call, and what to do instead
+     */
+    private void refuseWhileCapturing(String call) {
+        if (engine.isCapturing()) {
+            throw new IllegalStateException(call + " on the " + type + " store (rank " + rank() + ") was called while "
+                    + "this thread records a capture of engine '" + engine.name() + "': only push, pull and pushPull "
+                    + "can be recorded; call " + call + " before opening the capture or after closing it");
+        }
     }
 
     /**

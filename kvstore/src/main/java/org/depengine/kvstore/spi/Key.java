@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.depengine.api.AsyncFn;
 import org.depengine.api.Engine;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
@@ -24,10 +26,22 @@ public final class Key {
     private final ByteBuffer stored;
     private final ByteBuffer merged;
     private final Map<String, Staging> staging = new ConcurrentHashMap<>();
-    /** The period of this worker's last push of the key, or of its init before any push. */
-    private int period;
-    /** This worker's pushes of the key in {@link #period}. */
-    private long pushes;
+    /** The period the key was initialised in. */
+    private final int initPeriod;
+    /**
+     * The period of the ops running now on the key and {@link #mergedVar()}'s version when it started:
+     * decided when the ops run (see {@link #sendRound()}), written only by ops that write storeVar.
+     */
+    private int opPeriod;
+    private long periodBase;
+    /** Whether this worker's endOfData() for {@link #opPeriod} has been passed, in op order (storeVar). */
+    private boolean ended;
+    /** The names of the key's store ops, built once per key (not per call). */
+    final OpNames names;
+    /** The variable lists of the key's store ops, built once. */
+    final OpVars opVars;
+    /** The key's send, check and fetch op bodies, built once by the store's init (they take their rounds when they run). */
+    Fns fns;
     /** The round of the last send op that ran; written and read only in ops holding storeVar. */
     volatile long lastSent;
     /** The updater's state and update count where the key lives here (local): guarded by storeVar, as stored. */
@@ -38,12 +52,15 @@ public final class Key {
 
     Key(Engine engine, String name, int length, int initPeriod) {
         this.name = name;
-        this.period = initPeriod;
+        this.initPeriod = initPeriod;
+        this.opPeriod = initPeriod;
         this.length = length;
+        this.names = new OpNames(name);
         storeVar = engine.newVariable("kvstore[" + name + "].stored");
         mergedVar = engine.newVariable("kvstore[" + name + "].merged");
         stored = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
         merged = ByteBuffer.allocateDirect(length * Float.BYTES).order(ByteOrder.nativeOrder());
+        opVars = new OpVars(List.of(storeVar), List.of(mergedVar), List.of(storeVar, mergedVar));
     }
 
     /** The key. */
@@ -144,27 +161,43 @@ public final class Key {
     }
 
     /**
-     * The round ({@link Rounds}) of this worker's next push of the key, a push called in {@code period}:
-     * the next index of that period. Taken at the call, so later calls see it at once.
+     * The round ({@link Rounds}) of the push whose send runs now: the push's index in the current
+     * period is the number of writes of {@link #mergedVar()} (one per push, skipped ones included) since
+     * the period began. Call only from an op that reads mergedVar (so that the next push's write waits
+     * for it) and is ordered by storeVar.
      */
-    synchronized long nextRound(int period) {
-        if (period != this.period) {
-            this.period = period;
-            pushes = 0;
-        }
-        return Rounds.of(period, ++pushes);
+    long sendRound() {
+        return Rounds.of(opPeriod, mergedVar.version() - periodBase);
     }
 
     /**
-     * The round ({@link Rounds}) a pull called in {@code period} reads: this worker's last push of the
-     * key in that period; before any, index 0 of the period (the whole previous period), or round 0 (the
-     * init) in the period the key was initialised in, which has no earlier rounds.
+     * The round a pull whose op runs now reads: this worker's last push of the key in the current period;
+     * before any, index 0 of the period (the whole previous period), or round 0 (the init) in the period
+     * the key was initialised in, which has no earlier rounds. Same rule for calling as {@link #sendRound()}.
      */
-    synchronized long lastRound(int period) {
-        if (period != this.period) {
-            return Rounds.of(period, 0);
+    long pullRound() {
+        long pushes = mergedVar.version() - periodBase;
+        if (pushes == 0) {
+            return opPeriod == initPeriod ? 0 : Rounds.of(opPeriod, 0);
         }
-        return pushes == 0 ? 0 : Rounds.of(period, pushes);
+        return Rounds.of(opPeriod, pushes);
+    }
+
+    /** Starts {@code period} for the ops after this one; only from an op reading mergedVar and writing storeVar. */
+    void startPeriod(int period) {
+        opPeriod = period;
+        periodBase = mergedVar.version();
+        ended = false;
+    }
+
+    /** This worker's endOfData() for the current period, in op order; only from an op writing storeVar. */
+    void endData() {
+        ended = true;
+    }
+
+    /** Whether this worker signalled endOfData() in the current period; only from an op ordered by storeVar. */
+    boolean dataEnded() {
+        return ended;
     }
 
     Staging staging(Engine engine, int slot, DeviceArray value) {
@@ -186,6 +219,65 @@ public final class Key {
     @Override
     public String toString() {
         return "key '" + name + "' (" + length + " floats)";
+    }
+
+    /** The names of a key's store ops: push (its send), pull (its fetch), the sum and check of a push, the copies. */
+    static final class OpNames {
+        final String push;
+        final String pull;
+        final String sum;
+        final String check;
+        /** The copy of a push's value i to the host, and a pull's copy to its out i. */
+        final IndexedNames copyIn;
+        final IndexedNames copyOut;
+
+        OpNames(String key) {
+            push = "kvstore push " + key;
+            pull = "kvstore pull " + key;
+            sum = push + ": sum the values";
+            check = push + ": check it was sent";
+            copyIn = new IndexedNames(push + ": copy value ", " to host");
+            copyOut = new IndexedNames(pull + ": copy to out ", "");
+        }
+    }
+
+    /** The variable lists of a key's store ops. */
+    record OpVars(List<VarHandle> store, List<VarHandle> merged, List<VarHandle> storeAndMerged) {
+    }
+
+    /** Names {@code prefix + i + suffix}, each built once, on first use. */
+    static final class IndexedNames {
+        private final String prefix;
+        private final String suffix;
+        private volatile String[] names = new String[0];
+
+        IndexedNames(String prefix, String suffix) {
+            this.prefix = prefix;
+            this.suffix = suffix;
+        }
+
+        String get(int i) {
+            String[] ns = names;
+            if (i < ns.length) {
+                return ns[i];
+            }
+            synchronized (this) {
+                ns = names;
+                if (i >= ns.length) {
+                    String[] grown = Arrays.copyOf(ns, i + 1);
+                    for (int j = ns.length; j <= i; j++) {
+                        grown[j] = prefix + j + suffix;
+                    }
+                    names = grown;
+                    ns = grown;
+                }
+                return ns[i];
+            }
+        }
+    }
+
+    /** The op bodies of the key's send, check (of a skipped push) and fetch. */
+    record Fns(AsyncFn send, AsyncFn check, AsyncFn fetch) {
     }
 
     /** A host buffer that one value of a multi-value push is gathered into before the sum. */

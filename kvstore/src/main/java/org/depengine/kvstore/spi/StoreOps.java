@@ -5,6 +5,7 @@ import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
@@ -33,6 +34,30 @@ final class StoreOps {
     }
 
     /**
+     * Builds the key's send, check and fetch op bodies ({@link Key.Fns}), once: they take their rounds
+     * when they run. Call before the key is registered (its registration publishes them).
+     */
+    void prepare(Key k) {
+        k.fns = new Key.Fns(
+                hook(k, false, "send", (key, r, done) -> {
+                    if (key.dataEnded()) {
+                        throw new IllegalStateException("rank " + store.rank() + " signalled endOfData() before this "
+                                + "push ran (a replayed graph's push): call barrier() before pushing again");
+                    }
+                    key.lastSent = r;
+                    store.send(key, r, done);
+                }),
+                hook(k, false, "report of a skipped push", (key, r, done) -> {
+                    if (key.lastSent == r || key.dataEnded()) { // sent, or the period was ended for this rank
+                        done.complete();
+                    } else {
+                        store.skippedSend(key, r, done);
+                    }
+                }),
+                hook(k, true, "fetch", store::fetch));
+    }
+
+    /**
      * Round 0 of a key: copy the value to the host, then {@link AbstractKVStore#sendInit}; a key resumed
      * from a checkpoint ({@code resumed} not null) takes the checkpoint's value and state instead, as of
      * {@code resumedRound}.
@@ -42,24 +67,27 @@ final class StoreOps {
         engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), value.buffer(), value.offsetBytes(), k.storedBytes()),
                 value.context(), List.of(value.var()), List.of(k.storeVar()), FnProperty.COPY_FROM_DEVICE, 0,
                 "kvstore init " + key + ": copy " + value + " to host");
-        engine.pushAsync(hook(k, 0, "init", (key1, r, done) -> {
+        engine.pushAsync(named(key, () -> "init of round 0", done -> {
             if (resumed != null) {
-                key1.restore(resumed, resumedRound);
+                k.restore(resumed, resumedRound);
             }
-            store.sendInit(key1, done);
+            store.sendInit(k, done);
         }), Context.cpu(), List.of(),
                 List.of(k.storeVar()), store.storeOpProperty(), 0, "kvstore init " + key);
     }
 
-    /** A push of {@code round} (decided at the call): gather the values into {@code merged} (summing several), then send. */
-    void push(Key k, long round, List<DeviceArray> values, int priority) {
-        String label = "kvstore push " + k.name() + " round " + Rounds.text(round);
+    /**
+     * A push: gather the values into {@code merged} (summing several), then send. Its round is decided
+     * when the send runs ({@link Key#sendRound()}), so the ops are the same whether pushed by the call
+     * or replayed from a captured graph.
+     */
+    void push(Key k, List<DeviceArray> values, int priority) {
         if (values.size() == 1) {
             DeviceArray v = values.get(0);
             Memcpy memcpy = v.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), k.mergedBytes()),
                     v.context(), List.of(v.var()), List.of(k.mergedVar()), FnProperty.COPY_FROM_DEVICE, priority,
-                    label + ": copy " + v + " to host");
+                    k.names.copyIn.get(0));
         } else {
             List<ByteBuffer> parts = new ArrayList<>(values.size());
             List<VarHandle> partVars = new ArrayList<>(values.size());
@@ -70,40 +98,38 @@ final class StoreOps {
                 ByteBuffer host = s.buffer().duplicate().order(s.buffer().order());
                 engine.pushSync(rc -> memcpy.deviceToHost(rc.stream(), v.buffer(), v.offsetBytes(), host),
                         v.context(), List.of(v.var()), List.of(s.var()), FnProperty.COPY_FROM_DEVICE, priority,
-                        label + ": copy " + v + " to host");
+                        k.names.copyIn.get(i));
                 parts.add(host);
                 partVars.add(s.var());
             }
             engine.pushSync(rc -> sum(parts, k.merged()), Context.cpu(), partVars, List.of(k.mergedVar()),
-                    FnProperty.CPU_PRIORITIZED, priority, label + ": sum " + values.size() + " values");
+                    FnProperty.CPU_PRIORITIZED, priority, k.names.sum);
         }
-        engine.pushAsync(hook(k, round, "send", (key, r, done) -> {
-            key.lastSent = r;
-            store.send(key, r, done);
-        }), Context.cpu(), List.of(k.mergedVar()), List.of(k.storeVar()), store.storeOpProperty(), priority, label);
+        Key.Fns fns = k.fns;
+        engine.pushAsync(fns.send(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(), priority,
+                k.names.push);
         if (store.reportsSkippedPushes()) {
-            engine.pushAsync(hook(k, round, "report of a skipped push", (key, r, done) -> {
-                if (key.lastSent == r) {
-                    done.complete();
-                } else {
-                    store.skippedSend(key, r, done);
-                }
-            }), Context.cpu(), List.of(k.storeVar()), List.of(), FnProperty.NO_SKIP, priority, label + ": check it was sent");
+            // It reads merged too, so that no later push's write moves the count it takes the send's round from.
+            engine.pushAsync(fns.check(), Context.cpu(), k.opVars.storeAndMerged(), List.of(), FnProperty.NO_SKIP, priority,
+                    k.names.check);
         }
     }
 
-    /** A pull of {@code round} (decided at the call): fetch (if the store does), then copy to each out. */
-    void pull(Key k, long round, List<DeviceArray> outs, int priority) {
-        String label = "kvstore pull " + k.name() + " round " + Rounds.text(round);
+    /**
+     * A pull: fetch (if the store does), then copy to each out. The fetch's round is decided when it
+     * runs ({@link Key#pullRound()}); it reads {@code merged} so that a later push cannot move it first.
+     */
+    void pull(Key k, List<DeviceArray> outs, int priority) {
         if (store.pullFetches()) {
-            engine.pushAsync(hook(k, round, "fetch", store::fetch), Context.cpu(),
-                    List.of(), List.of(k.storeVar()), store.storeOpProperty(), priority, label);
+            engine.pushAsync(k.fns.fetch(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(),
+                    priority, k.names.pull);
         }
-        for (DeviceArray out : outs) {
+        for (int i = 0; i < outs.size(); i++) {
+            DeviceArray out = outs.get(i);
             Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
             engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
-                    out.context(), List.of(k.storeVar()), List.of(out.var()), scatterProperty(out), priority,
-                    label + ": copy to " + out);
+                    out.context(), k.opVars.store(), List.of(out.var()), scatterProperty(out), priority,
+                    k.names.copyOut.get(i));
         }
     }
 
@@ -116,13 +142,43 @@ final class StoreOps {
         if (keys.isEmpty()) {
             return; // no key has rounds to end
         }
+        String step = call + ": end of period " + period;
+        engine.pushAsync(named(null, () -> step, done -> store.endPeriod(period, done)), Context.cpu(), List.of(),
+                storeVars(keys), FnProperty.ASYNC, 0, "kvstore " + step + " (rank " + store.rank() + ")");
+    }
+
+    /**
+     * Where the keys' ops learn of {@code barrier()} and {@code endOfData()} in op order: a
+     * {@link FnProperty#NO_SKIP} op (it runs, and leaves their failures in place) after every earlier op
+     * of {@code keys} and before every later one, which starts period {@code period} on each key
+     * ({@code endData} false) or marks the current one ended for this worker ({@code endData} true).
+     */
+    void markPeriod(List<Key> keys, int period, boolean endData) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        List<VarHandle> merged = new ArrayList<>(keys.size());
+        for (Key k : keys) {
+            merged.add(k.mergedVar());
+        }
+        engine.pushSync(rc -> {
+            for (Key k : keys) {
+                if (endData) {
+                    k.endData();
+                } else {
+                    k.startPeriod(period);
+                }
+            }
+        }, Context.cpu(), merged, storeVars(keys), FnProperty.NO_SKIP, 0,
+                "kvstore " + (endData ? "endOfData in period " : "barrier: start period ") + period);
+    }
+
+    private static List<VarHandle> storeVars(List<Key> keys) {
         List<VarHandle> vars = new ArrayList<>(keys.size());
         for (Key k : keys) {
             vars.add(k.storeVar());
         }
-        String step = call + ": end of period " + period;
-        engine.pushAsync(named(null, step, done -> store.endPeriod(period, done)), Context.cpu(), List.of(), vars,
-                FnProperty.ASYNC, 0, "kvstore " + step + " (rank " + store.rank() + ")");
+        return vars;
     }
 
     /**
@@ -161,31 +217,40 @@ final class StoreOps {
         void run(CallbackOnComplete done) throws Exception;
     }
 
-    /** Wraps a hook as an op body whose failures name the key, this rank, the round and the step. */
-    private AsyncFn hook(Key k, long round, String step, Hook hook) {
-        return named(k.name(), step + " of round " + Rounds.text(round), done -> hook.call(k, round, done));
+    /**
+     * Wraps a hook as an op body that takes its round when it runs (a pull's round if {@code pull}, else
+     * the push's) and whose failures name the key, this rank, the round and the step.
+     */
+    private AsyncFn hook(Key k, boolean pull, String step, Hook hook) {
+        String key = k.name();
+        return (RunContext rc, CallbackOnComplete done) -> {
+            long round = pull ? k.pullRound() : k.sendRound();
+            run(key, () -> step + " of round " + Rounds.text(round), done, d -> hook.call(k, round, d));
+        };
     }
 
     /** An op body whose failures are {@link KVStoreException}s naming {@code key} (null: every key), this rank and {@code what}. */
-    private AsyncFn named(String key, String what, Body body) {
-        return (RunContext rc, CallbackOnComplete done) -> {
-            CallbackOnComplete named = new CallbackOnComplete() {
-                @Override
-                public void complete() {
-                    done.complete();
-                }
+    private AsyncFn named(String key, Supplier<String> what, Body body) {
+        return (RunContext rc, CallbackOnComplete done) -> run(key, what, done, body);
+    }
 
-                @Override
-                public void fail(Throwable error) {
-                    done.fail(failure(key, what, Objects.requireNonNull(error, "error")));
-                }
-            };
-            try {
-                body.run(named);
-            } catch (Exception | Error e) {
-                throw failure(key, what, e);
+    private void run(String key, Supplier<String> what, CallbackOnComplete done, Body body) {
+        CallbackOnComplete named = new CallbackOnComplete() {
+            @Override
+            public void complete() {
+                done.complete();
+            }
+
+            @Override
+            public void fail(Throwable error) {
+                done.fail(failure(key, what.get(), Objects.requireNonNull(error, "error")));
             }
         };
+        try {
+            body.run(named);
+        } catch (Exception | Error e) {
+            throw failure(key, what.get(), e);
+        }
     }
 
     private KVStoreException failure(String key, String what, Throwable error) {
