@@ -747,9 +747,19 @@ public final class ShardedTable implements AutoCloseable {
                         LOG.debug("rank {}: rank {} closed normally before its member {} left", rank, lost, m.getAddress());
                         return;
                     }
+                    if (closing.get()) {
+                        // This worker's own close settles its reads; the last closer may already have
+                        // destroyed the ranks map, so the other rank's normal close is not readable.
+                        LOG.debug("rank {}: rank {} (member {}) left while this store closes", rank, lost, m.getAddress());
+                        return;
+                    }
                     LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, reason);
                     reportLoss(lost, reason).exceptionally(err -> {
-                        LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                        if (closing.get()) {
+                            LOG.debug("rank {}: loss of rank {} not reported, the store closed: {}", rank, lost, err.toString());
+                        } else {
+                            LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
+                        }
                         reads.failAll(reason);
                         return null;
                     });
