@@ -153,6 +153,10 @@ class ClientModeTest {
             stores.get(0).init("fc1.w", w0);
             WorkerKillTest.write(e1, w1, 1);
             stores.get(1).init("fc1.w", w1);
+            // The key's state exists on its owner before the loss: a client lost before then is only
+            // seen at the call timeout (the member's report finds no entry to mark; see the README).
+            e0.waitForAll();
+            e1.waitForAll();
             stores.get(0).push("fc1.w", w0);
             stores.get(0).pull("fc1.w", w0); // round 1: rank 1 never pushes it
             long t0 = System.nanoTime();
