@@ -18,9 +18,16 @@ import org.depengine.testkit.Json;
  * weights were back (the end of its last host-to-device copy), whether fc1's came back before fc2's
  * (fc2's is pushed first, fc1's has the higher priority), and how much compute (forward, backward,
  * loss) ran on the trace's devices inside the window from the first push to the last pull.
+ *
+ * <p>The store's op names carry no round (they are built once per key), so a copy's round is its
+ * place among the copies of the same name: a key's calls run in call order, and each call copies once
+ * per value or out, so the n-th run of {@code kvstore push fc1.w: copy value 0 to host} belongs to
+ * the key's n-th push in the trace, as the n-th run of {@code kvstore pull fc1.w: copy to out 0} to
+ * its n-th pull after the layer's first push (the trainer pulls each layer once after each push; the
+ * pulls before any push read the init, round 0).
  */
 final class TrainingTraceOverlap {
-    private static final Pattern COPY = Pattern.compile("kvstore (push|pull) (fc[12])\\.w round (\\d+): copy");
+    private static final Pattern COPY = Pattern.compile("kvstore (push|pull) (fc[12])\\.w: copy (?:value |to out )(\\d+)");
     private static final Pattern COMPUTE = Pattern.compile("forward|backward|loss and gradient");
 
     private TrainingTraceOverlap() {
@@ -31,18 +38,32 @@ final class TrainingTraceOverlap {
     static String summary(Path trace) throws IOException {
         Map<String, Object> json = (Map<String, Object>) Json.parse(Files.readString(trace));
         Map<Integer, double[]> rounds = new HashMap<>(); // push fc1, push fc2, pull fc1, pull fc2 (µs)
+        // Runs of each copy's name so far, in start order; "kvstore push fcN" once the layer pushed.
+        Map<String, Integer> runs = new HashMap<>();
         List<double[]> compute = new ArrayList<>();
+        List<Map<String, Object>> events = new ArrayList<>();
         for (Object o : (List<Object>) json.get("traceEvents")) {
             Map<String, Object> e = (Map<String, Object>) o;
-            if (!"X".equals(e.get("ph"))) {
-                continue;
+            if ("X".equals(e.get("ph"))) {
+                events.add(e);
             }
+        }
+        events.sort((a, b) -> Double.compare((Double) a.get("ts"), (Double) b.get("ts")));
+        for (Map<String, Object> e : events) {
             String name = (String) e.get("name");
             double from = (Double) e.get("ts");
             double to = from + (Double) e.get("dur");
             Matcher m = COPY.matcher(name);
             if (m.lookingAt()) {
-                double[] r = rounds.computeIfAbsent(Integer.parseInt(m.group(3)), k -> new double[] {
+                boolean push = m.group(1).equals("push");
+                if (!push && !runs.containsKey("kvstore push " + m.group(2))) {
+                    continue; // a pull of the init, before the layer's first push
+                }
+                if (push) {
+                    runs.putIfAbsent("kvstore push " + m.group(2), 0);
+                }
+                int round = runs.merge(m.group(0), 1, Integer::sum);
+                double[] r = rounds.computeIfAbsent(round, k -> new double[] {
                     Double.MAX_VALUE, Double.MAX_VALUE, 0, 0});
                 int layer = m.group(2).equals("fc1") ? 0 : 1;
                 if (m.group(1).equals("push")) {
@@ -61,7 +82,7 @@ final class TrainingTraceOverlap {
         int fc1First = 0;
         for (double[] r : rounds.values()) {
             if (r[0] == Double.MAX_VALUE || r[1] == Double.MAX_VALUE || r[2] == 0 || r[3] == 0) {
-                continue; // the init round, or a round cut by the trace's window
+                continue; // a round cut by the trace's window
             }
             fc1First += r[2] < r[3] ? 1 : 0;
             fc1.add(r[2] - r[0]);
