@@ -15,4 +15,6 @@ module org.depengine.core {
             org.depengine.engine.perdevice;
     exports org.depengine.core.exec to org.depengine.engine.naive, org.depengine.engine.pooled,
             org.depengine.engine.perdevice;
+
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.core.CoreSettings;
 }

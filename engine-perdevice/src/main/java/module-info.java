@@ -7,4 +7,6 @@ module org.depengine.engine.perdevice {
     requires org.slf4j;
 
     provides org.depengine.api.spi.EngineProvider with org.depengine.engine.perdevice.PerDeviceEngineProvider;
+
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.engine.perdevice.PerDeviceSettings;
 }

@@ -4,4 +4,6 @@ module org.depengine.engine.pooled {
     requires org.slf4j;
 
     provides org.depengine.api.spi.EngineProvider with org.depengine.engine.pooled.PooledEngineProvider;
+
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.engine.pooled.PooledSettings;
 }

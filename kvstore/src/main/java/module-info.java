@@ -13,4 +13,6 @@ module org.depengine.kvstore {
     exports org.depengine.kvstore.spi;
 
     uses org.depengine.kvstore.spi.KVStoreProvider;
+
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.kvstore.spi.KVStoreSettingsCatalog;
 }

@@ -13,4 +13,5 @@ module org.depengine.profiler {
     exports org.depengine.profiler;
 
     provides org.depengine.api.spi.EngineCreationHook with org.depengine.profiler.AutostartHook;
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.profiler.ProfilerSettings;
 }

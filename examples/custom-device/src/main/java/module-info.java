@@ -12,4 +12,5 @@ module org.depengine.examples.customdevice {
     exports org.depengine.examples.customdevice;
 
     provides org.depengine.api.device.DeviceProvider with org.depengine.examples.customdevice.SimDeviceProvider;
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.examples.customdevice.SimSettings;
 }

@@ -28,17 +28,13 @@ import org.slf4j.LoggerFactory;
  * one (later ones suppressed). A reported failure leaves every place that holds it at once, so that
  * nothing keeps its throwable. Thread-safe.
  *
- * <p><b>Hang doctor.</b> A wait that takes longer than {@value #HANG_DOCTOR_PROPERTY} milliseconds
- * (default {@value #HANG_DOCTOR_DEFAULT_MS}; 0 turns it off) logs the engine's diagnostics once, at
+ * <p><b>Hang doctor.</b> A wait that takes longer than {@code depengine.hangDoctorMs} milliseconds
+ * (default 60000; 0 turns it off) logs the engine's diagnostics once, at
  * WARN, and goes on waiting.
  */
 final class Waits {
     private static final Logger LOG = LoggerFactory.getLogger(Waits.class);
     private static final SyncFn NOTHING = ctx -> { };
-    /** The setting of the hang doctor's threshold in milliseconds; 0 turns it off. */
-    static final String HANG_DOCTOR_PROPERTY = "depengine.hangDoctorMs";
-    /** The hang doctor's default threshold. */
-    static final int HANG_DOCTOR_DEFAULT_MS = 60_000;
 
     private final AbstractEngine engine;
     private final PendingOps pending;
@@ -53,7 +49,7 @@ final class Waits {
         this.pending = pending;
         this.diag = diag;
         this.failures = failures;
-        this.hangDoctorMs = config.getInt(HANG_DOCTOR_PROPERTY, HANG_DOCTOR_DEFAULT_MS, 0, Integer.MAX_VALUE);
+        this.hangDoctorMs = config.get(CoreSettings.HANG_DOCTOR_MS);
     }
 
     /** The {@link System#nanoTime()} deadline {@code timeout} from now, saturated; never {@link Long#MAX_VALUE}. */
@@ -250,7 +246,7 @@ final class Waits {
                     }
                     LOG.warn("{} has been waiting for {} ms. What is pending:\n{}\n(The wait goes on. -D{}=<ms> sets this "
                             + "threshold, 0 turns the report off.)", call, hangDoctorMs, engine.diagnostics().report(),
-                            HANG_DOCTOR_PROPERTY);
+                            CoreSettings.HANG_DOCTOR_MS.key());
                     hangReports.increment();
                 }
             }

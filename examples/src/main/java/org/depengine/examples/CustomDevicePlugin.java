@@ -15,9 +15,11 @@ import org.depengine.api.FnProperty;
 import org.depengine.api.RunContext;
 import org.depengine.api.VarHandle;
 import org.depengine.api.device.Devices;
+import org.depengine.api.spi.EngineConfig;
 import org.depengine.examples.customdevice.SimBuffer;
 import org.depengine.examples.customdevice.SimDevice;
 import org.depengine.examples.customdevice.SimDeviceProvider;
+import org.depengine.examples.customdevice.SimSettings;
 import org.depengine.examples.customdevice.SimStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -64,8 +66,9 @@ public final class CustomDevicePlugin implements Callable<Integer> {
     public Integer call() {
         Cli.inRange("--batches", batches, 1, 10_000);
         // --latency-us wins over the plugin's own -D setting, which wins over this example's 1000 us.
-        int latencyMicros = Cli.inRange("--latency-us",
-                latencyOption != null ? latencyOption : Integer.getInteger(SimDeviceProvider.LATENCY_PROPERTY, 1000), 0, 1_000_000);
+        int latencyMicros = latencyOption != null ? Cli.inRange("--latency-us", latencyOption, 0, 1_000_000)
+                : System.getProperty(SimDeviceProvider.LATENCY_PROPERTY) != null
+                        ? EngineConfig.system(SimSettings.LATENCY_MICROS) : 1000;
         // The plugin reads its settings when it is first probed, which is below.
         System.setProperty(SimDeviceProvider.LATENCY_PROPERTY, Integer.toString(latencyMicros));
 

@@ -84,7 +84,7 @@ public interface DeviceProvider {
      * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean isDisabled(String type) {
-        return EngineConfig.systemBoolean(disabledProperty(type), false, "switch the '" + type + "' device type off");
+        return EngineConfig.system(org.depengine.api.internal.ApiSettings.disabled(type));
     }
 
     /**

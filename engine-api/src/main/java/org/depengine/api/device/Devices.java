@@ -208,7 +208,7 @@ public final class Devices {
      * @throws IllegalArgumentException if the property has any other value (the message names it)
      */
     static boolean keepOpen() {
-        return EngineConfig.systemBoolean(KEEP_OPEN_PROPERTY, false, "keep devices open when the last engine using them closes");
+        return EngineConfig.system(org.depengine.api.internal.ApiSettings.KEEP_OPEN);
     }
 
     private static boolean keepOpenQuietly() {

@@ -73,7 +73,7 @@ public final class EngineRegistry {
         synchronized (LOCK) {
             if (global == null || global.isClosed()) {
                 long exitMillis = exitTimeoutFromSystemProperties();
-                String name = System.getProperty(Engine.ENGINE_PROPERTY, Engine.DEFAULT_ENGINE).strip();
+                String name = EngineConfig.system(ApiSettings.ENGINE);
                 global = create(name, EngineConfig.fromSystemProperties());
                 exitTimeoutMillis = exitMillis;
                 LOG.debug("process-wide engine: {}", name);
@@ -92,22 +92,7 @@ public final class EngineRegistry {
      * @throws IllegalArgumentException naming the property if it is not a whole number &ge; 0
      */
     static long exitTimeoutFromSystemProperties() {
-        String raw = System.getProperty(EXIT_TIMEOUT_PROPERTY);
-        if (raw == null || raw.isBlank()) {
-            return 30_000L;
-        }
-        long v;
-        try {
-            v = Long.parseLong(raw.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("system property " + EXIT_TIMEOUT_PROPERTY + "='" + raw
-                    + "' is not an integer; expected a whole number of milliseconds >= 0", e);
-        }
-        if (v < 0) {
-            throw new IllegalArgumentException("system property " + EXIT_TIMEOUT_PROPERTY + "=" + raw.strip()
-                    + " is out of range; expected a whole number of milliseconds >= 0");
-        }
-        return v;
+        return org.depengine.api.spi.EngineConfig.system(ApiSettings.EXIT_TIMEOUT).toMillis();
     }
 
     private static void closeGlobalAtExit() {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import org.depengine.api.settings.Setting;
 
 /**
  * An immutable snapshot of an engine's settings: the {@code depengine.*} system properties at the
@@ -121,22 +122,21 @@ public final class EngineConfig {
      * @throws IllegalArgumentException naming the property if the value is not an integer in [min, max]
      */
     public int getInt(String key, int defaultValue, int min, int max) {
-        String raw = values.get(key);
-        if (raw == null) {
-            return defaultValue;
-        }
-        int v;
-        try {
-            v = Integer.parseInt(raw.strip());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(describe(key) + "='" + raw
-                    + "' is not an integer; expected a whole number in [" + min + ", " + max + "]", e);
-        }
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(describe(key) + "=" + v + " is out of range; expected ["
-                    + min + ", " + max + "]");
-        }
-        return v;
+        return get(Setting.ofInt(key, defaultValue, min, max, key));
+    }
+
+    /**
+     * A declared setting's value (see {@link org.depengine.api.settings}): the one parser, whose errors
+     * name the setting, its value and where it came from.
+     *
+     * @param <T> the value's type
+     * @param setting the setting
+     * @return the value, or the setting's default if not set
+     * @throws IllegalArgumentException naming the setting and its source if the value is invalid
+     */
+    public <T> T get(Setting<T> setting) {
+        String raw = values.get(setting.key());
+        return raw == null ? setting.defaultValue() : setting.parse(raw, describe(setting.key()));
     }
 
     /**
@@ -148,52 +148,21 @@ public final class EngineConfig {
      * @throws IllegalArgumentException naming the property for any other value
      */
     public boolean getBoolean(String key, boolean defaultValue) {
-        String raw = values.get(key);
-        if (raw == null) {
-            return defaultValue;
-        }
-        Boolean b = strictBoolean(raw);
-        if (b == null) {
-            throw new IllegalArgumentException(describe(key) + "='" + raw + "' is not a boolean; expected true or false");
-        }
-        return b;
+        return get(Setting.ofBoolean(key, defaultValue, key));
     }
 
     /**
-     * A true/false system property read now, with the same strict parsing as {@link #getBoolean}: for
-     * the switches read outside an engine's configuration (a device type's off switch, keeping devices
-     * open, the profiler's autostart).
+     * A system property read now, through the one parser: for the switches read outside an engine's
+     * configuration (a device type's off switch, keeping devices open, the profiler's autostart).
      *
-     * @param key the property, e.g. {@code "depengine.device.keepOpen"}
-     * @param defaultValue the value when the property is not set
-     * @param whatTrueDoes what {@code true} does, for the error message, e.g. {@code "keep devices open"}
-     * @return the value, or {@code defaultValue} if not set
-     * @throws IllegalArgumentException naming the property and its value for anything but {@code true}
-     *     or {@code false} (any case, surrounding blanks ignored)
+     * @param <T> the value's type
+     * @param setting the setting
+     * @return the value, or the setting's default if not set
+     * @throws IllegalArgumentException naming the property and its value if the value is invalid
      */
-    public static boolean systemBoolean(String key, boolean defaultValue, String whatTrueDoes) {
-        String raw = System.getProperty(key);
-        if (raw == null) {
-            return defaultValue;
-        }
-        Boolean b = strictBoolean(raw);
-        if (b == null) {
-            throw new IllegalArgumentException("-D" + key + "=" + raw + " is not a valid value: use true (" + whatTrueDoes
-                    + ") or false");
-        }
-        return b;
-    }
-
-    /** The one parser of depengine's switches: {@code true} or {@code false}, any case, blanks around ignored; else null. */
-    private static Boolean strictBoolean(String raw) {
-        String s = raw.strip();
-        if (s.equalsIgnoreCase("true")) {
-            return Boolean.TRUE;
-        }
-        if (s.equalsIgnoreCase("false")) {
-            return Boolean.FALSE;
-        }
-        return null;
+    public static <T> T system(Setting<T> setting) {
+        String raw = System.getProperty(setting.key());
+        return raw == null ? setting.defaultValue() : setting.parse(raw, "system property " + setting.key());
     }
 
     @Override

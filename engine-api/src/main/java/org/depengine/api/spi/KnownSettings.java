@@ -8,49 +8,24 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.depengine.api.settings.Setting;
+import org.depengine.api.settings.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every {@code depengine.*} setting this project reads, in one place, so that a mistyped key is
- * reported instead of silently ignored. The modules that read a key keep their own constant for it;
- * their tests check that it is listed here. Three kinds of entry:
- * <ul>
- *   <li>exact keys, e.g. {@code depengine.cpu.workers};</li>
- *   <li>the per-device-type key {@code depengine.device.<type>.disabled}, for any type (plugins
- *   included);</li>
- *   <li>namespaces whose keys the owning module validates itself: {@code depengine.test.*} (the test
- *   suites), {@code depengine.kvstore.*} (the key-value store modules) and {@code depengine.sim.*}
- *   (the example device plugin). A new module with several settings claims a namespace here.</li>
- * </ul>
+ * Tells known {@code depengine.*} keys from mistyped ones, so that a mistyped key is reported instead
+ * of silently ignored. The known keys are those the modules declare in their
+ * {@link org.depengine.api.settings.SettingsCatalog}s ({@link Settings#catalog()}), including keys with
+ * a placeholder segment such as {@code depengine.device.<type>.disabled}, and the keys under the
+ * namespaces a module validates itself ({@link Settings#namespaces()}).
  *
- * <p>Thread-safe: immutable tables, and a concurrent set of the keys already warned about.
+ * <p>Thread-safe: the catalogs are immutable, and the keys already warned about are a concurrent set.
  */
 public final class KnownSettings {
     private static final Logger LOG = LoggerFactory.getLogger(KnownSettings.class);
 
     private static final String PREFIX = "depengine.";
-    private static final String DEVICE = "depengine.device.";
-    private static final String DISABLED = ".disabled";
-
-    /** The exact keys, by the module that reads them. */
-    private static final Set<String> KEYS = Set.of(
-            // engine-api
-            "depengine.engine", "depengine.exitTimeoutMs", "depengine.device.keepOpen",
-            // engine-core
-            "depengine.hangDoctorMs",
-            // engine-perdevice
-            "depengine.cpu.workers", "depengine.cpu.priorityWorkers", "depengine.device.workers",
-            "depengine.device.copyWorkers", "depengine.device.priorityWorkers", "depengine.device.releaseAtLaunch",
-            // engine-pooled
-            "depengine.pooled.workers", "depengine.pooled.copyWorkers",
-            // profiler
-            "depengine.profiler.autostart", "depengine.profiler.file", "depengine.profiler.mode",
-            "depengine.profiler.dumpPeriodMs", "depengine.profiler.ringCapacity", "depengine.profiler.maxThreads",
-            "depengine.profiler.htmlFile");
-
-    /** Namespaces validated by the module that owns them. */
-    private static final List<String> NAMESPACES = List.of("depengine.test.", "depengine.kvstore.", "depengine.sim.");
 
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
@@ -64,37 +39,48 @@ public final class KnownSettings {
      * @return whether {@code key} is a setting of this project (or under a namespace a module validates)
      */
     public static boolean isKnown(String key) {
-        if (KEYS.contains(key)) {
+        if (Settings.declared(key).isPresent()) {
             return true;
         }
-        for (String ns : NAMESPACES) {
+        for (String ns : Settings.namespaces()) {
             if (key.startsWith(ns) && key.length() > ns.length()) {
                 return true;
             }
-        }
-        if (key.startsWith(DEVICE) && key.endsWith(DISABLED)) {
-            String type = key.substring(DEVICE.length(), key.length() - DISABLED.length());
-            return !type.isEmpty() && type.indexOf('.') < 0;
         }
         return false;
     }
 
     /**
-     * The known key closest to {@code key} (by edit distance, case ignored), for "did you mean".
+     * The known key closest to {@code key} (by edit distance, case ignored), for "did you mean". A key
+     * with a placeholder is compared with the placeholder filled from {@code key} where it fits.
      *
      * @param key the setting's key
      * @return the closest known key
      */
     public static String closest(String key) {
-        List<String> candidates = new ArrayList<>(KEYS);
-        // depengine.device.X.Y resembles the per-type key for X; anything else, the generic form.
-        String rest = key.startsWith(DEVICE) ? key.substring(DEVICE.length()) : "";
-        int dot = rest.indexOf('.');
-        candidates.add(DEVICE + (dot > 0 ? rest.substring(0, dot) : "<type>") + DISABLED);
-        for (String ns : NAMESPACES) {
+        List<String> candidates = new ArrayList<>();
+        for (Setting<?> s : Settings.catalog()) {
+            candidates.add(filled(s.key(), key));
+        }
+        for (String ns : Settings.namespaces()) {
             candidates.add(ns + "*");
         }
         return closest(key, candidates);
+    }
+
+    /** {@code pattern} with its placeholder segment, if any, replaced by the segment of {@code key} at that place. */
+    private static String filled(String pattern, String key) {
+        int open = pattern.indexOf('<');
+        if (open < 0) {
+            return pattern;
+        }
+        String prefix = pattern.substring(0, open);
+        if (!key.startsWith(prefix)) {
+            return pattern;
+        }
+        String rest = key.substring(prefix.length());
+        int dot = rest.indexOf('.');
+        return dot <= 0 ? pattern : prefix + rest.substring(0, dot) + pattern.substring(pattern.indexOf('>', open) + 1);
     }
 
     /**

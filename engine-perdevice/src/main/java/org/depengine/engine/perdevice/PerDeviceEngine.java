@@ -18,19 +18,19 @@ import org.depengine.core.tracker.OpBlock;
 /**
  * MXNet's ThreadedEnginePerDevice, with OneFlow's stream ownership:
  * <ul>
- *   <li>CPU: a worker group per CPU device id ({@value #CPU_WORKERS} threads, default the number of
+ *   <li>CPU: a worker group per CPU device id ({@code depengine.cpu.workers} threads, default the number of
  *   cores), made on first use and kept in a map by id (ids below 64 also in a small array, for a
  *   lookup without boxing), so any id up to {@link Integer#MAX_VALUE} works; {@link FnProperty#CPU_PRIORITIZED} ops go to one priority group shared
- *   by all CPU ids ({@value #CPU_PRIORITY_WORKERS} threads, default 2): higher priority first, push
+ *   by all CPU ids ({@code depengine.cpu.priorityWorkers} threads, default 2): higher priority first, push
  *   order among equals.</li>
- *   <li>Other devices, per device on first use: compute workers ({@value #DEVICE_WORKERS}, default 2)
+ *   <li>Other devices, per device on first use: compute workers ({@code depengine.device.workers}, default 2)
  *   each owning a compute stream; host-to-device and device-to-host copy workers
- *   ({@value #DEVICE_COPY_WORKERS} each, default 1) each owning a copy stream of its direction; a
- *   priority group ({@value #DEVICE_PRIORITY_WORKERS}, default 1) with its own compute streams for
+ *   ({@code depengine.device.copyWorkers} each, default 1) each owning a copy stream of its direction; a
+ *   priority group ({@code depengine.device.priorityWorkers}, default 1) with its own compute streams for
  *   {@link FnProperty#DEVICE_PRIORITIZED}.</li>
  *   <li>{@link FnProperty#ASYNC} and {@link FnProperty#DELETE_VAR} ops ready at push time run inline on the pusher.</li>
  *   <li>Device ops release their variables when launched ({@link #releasesAtLaunch()}, unless
- *   {@value #RELEASE_AT_LAUNCH} is false): a successor on
+ *   {@code depengine.device.releaseAtLaunch} is false): a successor on
  *   the same stream starts at once, one on another stream of the same device waits on the device, and
  *   CPU successors wait for done. A successor released by a device worker is handed to that same
  *   worker, hence lands on the same stream.</li>
@@ -38,12 +38,6 @@ import org.depengine.core.tracker.OpBlock;
  * Every setting is read once, when the engine is created.
  */
 final class PerDeviceEngine extends AbstractEngine {
-    static final String CPU_WORKERS = "depengine.cpu.workers";
-    static final String CPU_PRIORITY_WORKERS = "depengine.cpu.priorityWorkers";
-    static final String DEVICE_WORKERS = "depengine.device.workers";
-    static final String DEVICE_COPY_WORKERS = "depengine.device.copyWorkers";
-    static final String DEVICE_PRIORITY_WORKERS = "depengine.device.priorityWorkers";
-    static final String RELEASE_AT_LAUNCH = "depengine.device.releaseAtLaunch";
     private static final long JOIN_MILLIS = 10_000;
 
     private final int cpuWorkers;
@@ -132,13 +126,12 @@ final class PerDeviceEngine extends AbstractEngine {
 
     PerDeviceEngine(EngineConfig config) {
         super(PerDeviceEngineProvider.NAME, config);
-        int cores = Runtime.getRuntime().availableProcessors();
-        cpuWorkers = config.getInt(CPU_WORKERS, cores, 1, 4096);
-        cpuPriorityWorkers = config.getInt(CPU_PRIORITY_WORKERS, 2, 1, 4096);
-        deviceWorkers = config.getInt(DEVICE_WORKERS, 2, 1, 1024);
-        deviceCopyWorkers = config.getInt(DEVICE_COPY_WORKERS, 1, 1, 1024);
-        devicePriorityWorkers = config.getInt(DEVICE_PRIORITY_WORKERS, 1, 1, 1024);
-        releaseAtLaunch = config.getBoolean(RELEASE_AT_LAUNCH, true);
+        cpuWorkers = config.get(PerDeviceSettings.CPU_WORKERS);
+        cpuPriorityWorkers = config.get(PerDeviceSettings.CPU_PRIORITY_WORKERS);
+        deviceWorkers = config.get(PerDeviceSettings.DEVICE_WORKERS);
+        deviceCopyWorkers = config.get(PerDeviceSettings.DEVICE_COPY_WORKERS);
+        devicePriorityWorkers = config.get(PerDeviceSettings.DEVICE_PRIORITY_WORKERS);
+        releaseAtLaunch = config.get(PerDeviceSettings.RELEASE_AT_LAUNCH);
     }
 
     @Override
@@ -197,7 +190,7 @@ final class PerDeviceEngine extends AbstractEngine {
     }
 
     /**
-     * True unless {@value #RELEASE_AT_LAUNCH} is false: every device worker owns its stream, so
+     * True unless {@code depengine.device.releaseAtLaunch} is false: every device worker owns its stream, so
      * OneFlow's scheduling of same-stream successors applies. False gives MXNet's behaviour (successors
      * wait for done), for comparison.
      */

@@ -9,13 +9,11 @@ import org.depengine.core.exec.WorkerGroup;
 import org.depengine.core.tracker.OpBlock;
 
 /**
- * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@value #WORKERS} threads, and one
- * for the copy properties with {@value #COPY_WORKERS} threads, whatever the device. An
+ * MXNet's ThreadedEnginePooled: one shared FIFO of ready ops with {@code depengine.pooled.workers} threads, and one
+ * for the copy properties with {@code depengine.pooled.copyWorkers} threads, whatever the device. An
  * {@link FnProperty#ASYNC} op ready at push time runs inline on the pusher. Priorities are ignored.
  */
 final class PooledEngine extends AbstractEngine {
-    static final String WORKERS = "depengine.pooled.workers";
-    static final String COPY_WORKERS = "depengine.pooled.copyWorkers";
     private static final long JOIN_MILLIS = 10_000;
 
     private final WorkerGroup compute;
@@ -23,8 +21,8 @@ final class PooledEngine extends AbstractEngine {
 
     PooledEngine(EngineConfig config) {
         super(PooledEngineProvider.NAME, config);
-        int workers = config.getInt(WORKERS, Runtime.getRuntime().availableProcessors(), 1, 4096);
-        int copyWorkers = config.getInt(COPY_WORKERS, 1, 1, 4096);
+        int workers = config.get(PooledSettings.WORKERS);
+        int copyWorkers = config.get(PooledSettings.COPY_WORKERS);
         compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run);
         copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run);
     }

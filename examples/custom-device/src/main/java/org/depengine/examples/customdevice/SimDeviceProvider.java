@@ -2,10 +2,11 @@ package org.depengine.examples.customdevice;
 
 import org.depengine.api.device.AbstractDeviceProvider;
 import org.depengine.api.device.Availability;
+import org.depengine.api.spi.EngineConfig;
 
 /**
  * Device type {@value #TYPE}: {@code sim:0} .. {@code sim:(n-1)}, simulated accelerators. Configured by
- * system properties read on the first {@link #probe()}:
+ * system properties read on the first {@link #probe()}, declared in {@link SimSettings}:
  * <ul>
  *   <li>{@value #DEVICES_PROPERTY}: how many devices (default {@value #DEFAULT_DEVICES}, 1..64);</li>
  *   <li>{@value #LATENCY_PROPERTY}: how long each command takes on a lane, in microseconds (default
@@ -40,8 +41,8 @@ public final class SimDeviceProvider extends AbstractDeviceProvider<SimDevice> {
     @Override
     protected Availability detect() {
         try {
-            count = intProperty(DEVICES_PROPERTY, DEFAULT_DEVICES, 1, 64);
-            latencyNanos = intProperty(LATENCY_PROPERTY, DEFAULT_LATENCY_MICROS, 0, 1_000_000) * 1000L;
+            count = EngineConfig.system(SimSettings.DEVICES);
+            latencyNanos = EngineConfig.system(SimSettings.LATENCY_MICROS) * 1000L;
             return Availability.yes();
         } catch (IllegalArgumentException e) {
             return Availability.no(e.getMessage());
@@ -56,21 +57,5 @@ public final class SimDeviceProvider extends AbstractDeviceProvider<SimDevice> {
     @Override
     protected SimDevice open(int id) {
         return new SimDevice(id, latencyNanos);
-    }
-
-    private static int intProperty(String name, int fallback, int min, int max) {
-        String text = System.getProperty(name);
-        if (text == null) {
-            return fallback;
-        }
-        try {
-            int v = Integer.parseInt(text.strip());
-            if (v >= min && v <= max) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // reported below, with the range
-        }
-        throw new IllegalArgumentException("-D" + name + "=" + text + " is invalid: use an integer in " + min + ".." + max);
     }
 }
