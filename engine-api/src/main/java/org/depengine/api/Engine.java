@@ -503,6 +503,20 @@ public interface Engine extends AutoCloseable {
     }
 
     /**
+     * The engine's live counters for monitoring: ops pushed, failed, skipped and replayed, pending ops
+     * and waiting threads, and per worker group its threads, active threads, queued and completed ops
+     * and sampled queue-wait and run times. Safe to read from any thread at any time, also after
+     * {@link #close()}; reading never blocks the engine's work.
+     *
+     * @return the view, the same one on every call
+     * @throws UnsupportedOperationException if the engine implementation offers no metrics (every
+     *     engine of this project does)
+     */
+    default EngineMetrics metrics() {
+        throw new UnsupportedOperationException("engine '" + name() + "' offers no metrics");
+    }
+
+    /**
      * Refuses new pushes (they throw {@link IllegalStateException}), waits for every op already pushed,
      * then stops and joins the engine's threads, and tells each listener still attached
      * {@link OpListener#closed()}. Idempotent: a second call, from any thread, returns once the first has

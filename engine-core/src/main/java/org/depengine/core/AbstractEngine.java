@@ -18,10 +18,13 @@ import org.depengine.api.OprHandle;
 import org.depengine.api.SyncFn;
 import org.depengine.api.VarHandle;
 import org.depengine.api.EngineDiagnostics;
+import org.depengine.api.EngineMetrics;
 import org.depengine.api.device.Stream;
+import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.bulk.Bulks;
+import org.depengine.core.exec.EngineCounters;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
@@ -61,7 +64,7 @@ import org.slf4j.LoggerFactory;
 // The tracker types in the subclass-facing methods are exported to the engine modules only: extending
 // this class is for them, and every other module sees it only as an Engine.
 @SuppressWarnings("exports")
-public abstract class AbstractEngine implements Engine, OpHost {
+public abstract class AbstractEngine implements Engine, OpHost, EngineCounters.Owner {
     private static final Logger LOG = LoggerFactory.getLogger(AbstractEngine.class);
     private static final int OP_ID = 8; // longs: 64 bytes
 
@@ -87,6 +90,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     private final Bulks bulks;
     private final OpExecution execution;
     private final DeviceOrdering ordering;
+    private final EngineCounters counters;
 
     /**
      * @param name the engine's name ({@link #name()})
@@ -102,6 +106,8 @@ public abstract class AbstractEngine implements Engine, OpHost {
         this.waits = new Waits(this, pending, diag, failures, config);
         this.bulks = new Bulks(this, new EngineBulkHost(this, failures));
         this.execution = new OpExecution(this, ordering, diag);
+        this.counters = new EngineCounters(name, config.get(CoreSettings.TIMING_SAMPLE_INTERVAL),
+                () -> opIds.get(OP_ID), this::pendingOps, diag::waiting);
     }
 
     // ---- what a subclass decides ------------------------------------------------------------------
@@ -333,11 +339,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
         OpBlock[] ops;
         ListenerFanout l = listener;
         int made = 0;
+        boolean idsTaken = false;
         try {
             if (closing) {
                 throw closedFor(g);
             }
             long firstId = opIds.getAndAdd(OP_ID, rec.length) + 1;
+            idsTaken = true;
             kept = g.takeBlocks(); // a retired set of an earlier replay, or null
             ops = kept != null ? kept : new OpBlock[rec.length];
             for (; made < rec.length; made++) {
@@ -350,8 +358,12 @@ public abstract class AbstractEngine implements Engine, OpHost {
             for (int i = 0; i < rec.length; i++) {
                 epoch.exit();
             }
+            if (idsTaken) {
+                counters.notPushed(rec.length);
+            }
             throw t;
         }
+        counters.replayed(rec.length);
         if (l != null && l.wantsPushed) {
             for (OpBlock op : ops) {
                 l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
@@ -419,7 +431,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
         EngineDevice device = def.kind() == OpDef.Kind.WAIT ? null : device(ctx);
         PendingOps.Epoch epoch = pending.enter();
         ListenerFanout l = def.kind() == OpDef.Kind.WAIT ? null : listener; // waits are not ops of the user's
-        OpBlock op;
+        OpBlock op = null;
         try {
             if (closing && def.kind() != OpDef.Kind.WAIT) {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '"
@@ -432,7 +444,13 @@ public abstract class AbstractEngine implements Engine, OpHost {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
             // the epoch undoes it (a phantom pending op would hang every later waitForAll and close).
             epoch.exit();
+            if (op != null) {
+                counters.notPushed(1); // its id was taken
+            }
             throw t;
+        }
+        if (def.kind() == OpDef.Kind.WAIT) {
+            counters.notPushed(1); // a wait marker took an id
         }
         if (l != null && l.wantsPushed) {
             l.pushed(op, System.nanoTime()); // the fan-out contains whatever a listener throws
@@ -508,6 +526,7 @@ public abstract class AbstractEngine implements Engine, OpHost {
     @Override
     public final void completed(OpBlock op, Failure own) {
         if (own != null) {
+            counters.failed();
             failures.record(own);
             LOG.debug("op '{}' failed", op.name(), own.error());
         }
@@ -517,6 +536,9 @@ public abstract class AbstractEngine implements Engine, OpHost {
         }
         if (op.isInFlight()) {
             diag.landed(op); // it was flagged before it completed: see OpBlock.markInFlight
+        }
+        if (own == null && op.outcome() == OpInfo.Outcome.SKIPPED && op.def().kind() != OpDef.Kind.WAIT) {
+            counters.skipped();
         }
     }
 
@@ -574,6 +596,17 @@ public abstract class AbstractEngine implements Engine, OpHost {
         Map<String, Long> counters = Diagnostics.counters(ordering, waits.hangReports);
         addCounters(counters);
         return diag.snapshot(this::pendingOps, counters);
+    }
+
+    @Override
+    public final EngineMetrics metrics() {
+        return counters;
+    }
+
+    /** The engine's metrics, for its worker groups ({@link EngineCounters.Owner}). */
+    @Override
+    public final EngineCounters counters() {
+        return counters;
     }
 
     /** Adds the engine's own counters (its workers' scheduling) to {@link #diagnostics()}'s; none by default. */

@@ -71,6 +71,11 @@ final class Diagnostics {
         waiters.remove(Thread.currentThread());
     }
 
+    /** The threads blocked in waits now. */
+    int waiting() {
+        return waiters.size();
+    }
+
     EngineDiagnostics snapshot(java.util.function.LongSupplier pendingCount, Map<String, Long> counters) {
         long now = System.nanoTime();
         Map<OpBlock, List<String>> found = new IdentityHashMap<>();

@@ -13,6 +13,7 @@ import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.EngineDiagnostics;
+import org.depengine.api.EngineMetrics;
 import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.VarHandle;
@@ -252,6 +253,46 @@ public abstract class EngineTestBase {
         if (d.pendingOps() != 0 || !d.ops().isEmpty() || !d.waiters().isEmpty()) {
             throw invariant("after waitForAll returned, the engine's diagnostics still show work:\n" + d.report(), null);
         }
+        checkMetrics(e);
+    }
+
+    /**
+     * After {@code waitForAll}: the engine's metrics agree with one another (for an engine that offers them).
+     * A worker counts an op just after the op finished, so the check gives the workers the bound to get there.
+     */
+    private void checkMetrics(Engine e) {
+        EngineMetrics m;
+        try {
+            m = e.metrics();
+        } catch (UnsupportedOperationException noMetrics) {
+            return;
+        }
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        String problem;
+        while ((problem = metricsProblem(m)) != null && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        if (problem != null) {
+            throw invariant("after waitForAll returned, the metrics disagree: " + problem, null);
+        }
+    }
+
+    private static String metricsProblem(EngineMetrics m) {
+        long run = 0;
+        for (EngineMetrics.Group g : m.groups()) {
+            long timed = g.runTime().count();
+            long waited = g.queueWait().count();
+            long completed = g.completed(); // read last: it only grows
+            run += completed;
+            if (timed > completed || waited > completed) {
+                return "group " + g.name() + " timed more ops than it ran: " + timed + " and " + waited + " of " + completed;
+            }
+        }
+        long pushed = m.opsPushed();
+        if (m.pendingOps() != 0 || m.opsFailed() + m.opsSkipped() > pushed || m.opsReplayed() > pushed || run > pushed) {
+            return m + ", pending " + m.pendingOps() + ", run by the groups " + run;
+        }
+        return null;
     }
 
     private void checkListeners() {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 import java.util.function.IntFunction;
+import org.depengine.api.EngineMetrics;
 import org.depengine.api.device.Stream;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpRoute;
@@ -54,8 +55,13 @@ import org.slf4j.LoggerFactory;
  *   next on that worker (above), without a queue round trip or a wake-up.</li>
  * </ul>
  * An idle group burns no CPU once its spinner has parked.
+ *
+ * <p><b>Metrics</b> ({@link EngineMetrics.Group}): each worker counts the ops it runs in a field of its
+ * own and says whether it is running a chain; one op in the engine's sampling interval is timed
+ * ({@link OpTimings}), stamped when submitted and timed around its run. A group made for an engine that
+ * keeps counters ({@link EngineCounters.Owner}) registers with them.
  */
-public final class WorkerGroup implements OpRoute {
+public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
     /*
      * Parking protocol (no lost wake-ups): a worker about to park gives up the spinner role (if it had
      * it), sets its parked flag, increments parkedCount, then polls the queue once more before parking.
@@ -90,6 +96,7 @@ public final class WorkerGroup implements OpRoute {
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
     private final AtomicLong wakeUps = new AtomicLong(); // counted where a wake-up is paid anyway
+    private final OpTimings timings;
     private volatile boolean stopping;
 
     /**
@@ -128,6 +135,8 @@ public final class WorkerGroup implements OpRoute {
         this.runner = runner;
         this.byPriority = priority;
         this.refuse = refuse;
+        EngineCounters counters = engine instanceof EngineCounters.Owner o ? o.counters() : null;
+        this.timings = counters != null ? counters.newTimings() : new OpTimings(0);
         this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
@@ -135,9 +144,13 @@ public final class WorkerGroup implements OpRoute {
         for (Worker w : workers) {
             w.start();
         }
+        if (counters != null) {
+            counters.add(this); // before this group is returned, so before it runs any op
+        }
     }
 
     /** The name prefix of the group's threads. */
+    @Override
     public String name() {
         return name;
     }
@@ -145,6 +158,47 @@ public final class WorkerGroup implements OpRoute {
     /** The number of worker threads. */
     public int size() {
         return workers.length;
+    }
+
+    @Override
+    public int threads() {
+        return workers.length;
+    }
+
+    @Override
+    public int active() {
+        int n = 0;
+        for (Worker w : workers) {
+            if ((boolean) Worker.RUNNING.getOpaque(w)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The queue's length: O(1) for a priority group, a walk of the queue for a FIFO one. */
+    @Override
+    public long queued() {
+        return queue.size();
+    }
+
+    @Override
+    public long completed() {
+        long n = 0;
+        for (Worker w : workers) {
+            n += (long) Worker.COMPLETED.getOpaque(w);
+        }
+        return n;
+    }
+
+    @Override
+    public EngineMetrics.Timing runTime() {
+        return timings.runTime();
+    }
+
+    @Override
+    public EngineMetrics.Timing queueWait() {
+        return timings.queueWait();
     }
 
     /**
@@ -187,6 +241,9 @@ public final class WorkerGroup implements OpRoute {
     /** Hands a ready op to the group. */
     @Override
     public void submit(OpBlock op) {
+        if (timings.timed(op.id())) {
+            timings.handed(op.id());
+        }
         if (Thread.currentThread() instanceof Worker w && w.running && w.next == null && w.group() == this) {
             w.next = op;
             return;
@@ -256,12 +313,16 @@ public final class WorkerGroup implements OpRoute {
     private final class Worker extends EngineThread {
         static final VarHandle PARKED;
         static final VarHandle HAND_OFFS;
+        static final VarHandle COMPLETED;
+        static final VarHandle RUNNING;
 
         static {
             try {
                 MethodHandles.Lookup l = MethodHandles.lookup();
                 PARKED = l.findVarHandle(Worker.class, "parked", boolean.class);
                 HAND_OFFS = l.findVarHandle(Worker.class, "handOffs", long.class);
+                COMPLETED = l.findVarHandle(Worker.class, "completed", long.class);
+                RUNNING = l.findVarHandle(Worker.class, "running", boolean.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -270,10 +331,12 @@ public final class WorkerGroup implements OpRoute {
         private final int index;
         private final IntFunction<Stream> streams;
         volatile boolean parked;
-        boolean running;   // this thread only
+        // Written by this thread only, with opaque stores where another thread reads it (active()).
+        boolean running;
         OpBlock next;     // this thread only: a successor to run right after the current op
-        // Written by this thread only (opaque stores, so handOffs() never reads a torn value).
+        // Written by this thread only (opaque stores, so handOffs() and completed() never read a torn value).
         long handOffs;
+        long completed;
 
         Worker(Object engine, String name, int index, IntFunction<Stream> streams) {
             super(engine, name);
@@ -304,6 +367,7 @@ public final class WorkerGroup implements OpRoute {
                     if (noStream != null) {
                         refuse.accept(op, noStream);
                         Thread.interrupted();
+                        COMPLETED.setOpaque(this, completed + 1);
                     } else {
                         runChain(op, stream);
                     }
@@ -325,10 +389,10 @@ public final class WorkerGroup implements OpRoute {
         private void runChain(OpBlock first, Stream stream) {
             OpBlock op = first;
             int budget = LOCAL_RUN_BUDGET;
-            running = true;
+            RUNNING.setOpaque(this, true);
             try {
                 while (true) {
-                    runner.run(op, stream);
+                    run(op, stream);
                     // An op may leave its thread interrupted: like a thread pool, do not pass that on to
                     // the next op (its first blocking call would fail) nor to park() (which would return
                     // at once, so the idle worker would spin). The engine never interrupts its workers.
@@ -343,14 +407,29 @@ public final class WorkerGroup implements OpRoute {
                     // same op are queued by then. Priority groups compare with the queue's head: O(1),
                     // no allocation.
                     if (outranks(op) || --budget == 0) {
-                        running = false;
+                        RUNNING.setOpaque(this, false);
                         submit(op); // queued (running is false): queued ops have a turn
                         return;
                     }
                     HAND_OFFS.setOpaque(this, handOffs + 1);
                 }
             } finally {
-                running = false;
+                RUNNING.setOpaque(this, false);
+            }
+        }
+
+        /** Runs one op, counting it, and timing it if it is one of the sampled ones. */
+        private void run(OpBlock op, Stream stream) {
+            long id = op.id(); // read before the run: a replay's block may be reused once it finishes
+            if (!timings.timed(id)) {
+                runner.run(op, stream);
+                COMPLETED.setOpaque(this, completed + 1);
+            } else {
+                long start = System.nanoTime();
+                timings.started(id, start);
+                runner.run(op, stream);
+                COMPLETED.setOpaque(this, completed + 1); // first: a group never shows more ops timed than run
+                timings.ran(System.nanoTime() - start);
             }
         }
 

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
 import org.depengine.core.EngineDevice;
+import org.depengine.core.exec.CallerThreads;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpRoute;
@@ -34,9 +35,16 @@ final class NaiveEngine extends AbstractEngine {
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
         final Handoff handoff = new Handoff(this);
+        final CallerThreads.Caller caller; // this thread's counts for the engine's metrics
+
+        Trampoline(CallerThreads.Caller caller) {
+            this.caller = caller;
+        }
     }
 
-    private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
+    /** The metrics group of the pushing threads, which run the ops (EngineMetrics). */
+    private final CallerThreads callers = new CallerThreads(this, threadName("callers"));
+    private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(() -> new Trampoline(callers.register()));
 
     /**
      * The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when
@@ -122,6 +130,7 @@ final class NaiveEngine extends AbstractEngine {
      */
     @Override
     protected void execute(OpBlock op, boolean pusherThread) {
+        callers.ready(op.id());
         OpRoute r = op.route();
         if (r instanceof Handoff h && (pusherThread || (h.pusher.owner == Thread.currentThread() && h.pusher.running))) {
             runBounded(op, h.pusher); // the pusher thread is the route's
@@ -140,14 +149,17 @@ final class NaiveEngine extends AbstractEngine {
         ArrayDeque<OpBlock> queued = here.queued;
         if (here.running) {
             queued.add(op);
+            here.caller.queued(1);
             return;
         }
         here.running = true;
+        here.caller.running(true);
         try {
-            run(op, null);
+            runCounted(op, here);
             OpBlock next;
             while ((next = queued.poll()) != null) {
-                run(next, null);
+                here.caller.queued(-1);
+                runCounted(next, here);
             }
         } finally {
             try {
@@ -155,16 +167,26 @@ final class NaiveEngine extends AbstractEngine {
                 // so none is left pending forever.
                 OpBlock next;
                 while ((next = queued.poll()) != null) {
+                    here.caller.queued(-1);
                     try {
-                        run(next, null);
+                        runCounted(next, here);
                     } catch (Throwable again) {
                         // keep draining; the first error is on its way out
                     }
                 }
             } finally {
                 here.running = false;
+                here.caller.running(false);
             }
         }
+    }
+
+    /** Runs {@code op} here, counted (and timed, if sampled) in this thread's metrics. */
+    private void runCounted(OpBlock op, Trampoline here) {
+        long id = op.id(); // read before the run: a replay's block may be reused once it finishes
+        long start = here.caller.starting(id);
+        run(op, null);
+        here.caller.ran(id, start);
     }
 
     @Override

@@ -1,0 +1,166 @@
+package org.depengine.core.exec;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import org.depengine.api.EngineMetrics;
+
+/**
+ * The metrics group of an engine that runs ops on the threads that push them (naive): each such thread
+ * has a {@link Caller}, which counts the ops it runs and the ops queued on it in fields of its own. A
+ * thread's caller is registered once, on its first push; callers of threads that have died are folded
+ * into one count at the next registration, so a program that pushes from short-lived threads keeps no
+ * more than its live threads here.
+ */
+public final class CallerThreads implements EngineMetrics.Group {
+    /** One pushing thread's counts, written by that thread only (opaque stores), read by any. */
+    public static final class Caller {
+        private static final VarHandle RUNNING;
+        private static final VarHandle COMPLETED;
+        private static final VarHandle QUEUED;
+
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                RUNNING = l.findVarHandle(Caller.class, "running", boolean.class);
+                COMPLETED = l.findVarHandle(Caller.class, "completed", long.class);
+                QUEUED = l.findVarHandle(Caller.class, "queued", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final Thread owner = Thread.currentThread();
+        private final OpTimings timings;
+        private boolean running;
+        private long completed;
+        private int queued;
+
+        private Caller(OpTimings timings) {
+            this.timings = timings;
+        }
+
+        /** This thread starts (true) or ends (false) a run of ops. */
+        public void running(boolean now) {
+            RUNNING.setOpaque(this, now);
+        }
+
+        /** An op was queued on this thread (+1) to run when its current run returns, or taken from there (-1). */
+        public void queued(int delta) {
+            QUEUED.setOpaque(this, queued + delta);
+        }
+
+        /**
+         * The op of this id starts to run on this thread: returns the time to give {@link #ran}, if it is
+         * timed (else 0).
+         */
+        public long starting(long id) {
+            if (!timings.timed(id)) {
+                return 0;
+            }
+            long start = System.nanoTime();
+            timings.started(id, start);
+            return start;
+        }
+
+        /** The op of this id, started at {@code start} ({@link #starting}), has run: counts it. */
+        public void ran(long id, long start) {
+            COMPLETED.setOpaque(this, completed + 1); // first: a group never shows more ops timed than run
+            if (timings.timed(id)) {
+                timings.ran(System.nanoTime() - start);
+            }
+        }
+    }
+
+    private final String name;
+    private final OpTimings timings;
+    private final ConcurrentLinkedQueue<Caller> callers = new ConcurrentLinkedQueue<>();
+    private final AtomicLong completedByDeadThreads = new AtomicLong();
+
+    /**
+     * @param engine the engine, whose counters (if it keeps them) this group registers with
+     * @param name the group's name
+     */
+    public CallerThreads(Object engine, String name) {
+        this.name = name;
+        EngineCounters counters = engine instanceof EngineCounters.Owner o ? o.counters() : null;
+        this.timings = counters != null ? counters.newTimings() : new OpTimings(0);
+        if (counters != null) {
+            counters.add(this);
+        }
+    }
+
+    /** The calling thread's caller, new: call once per thread (the engine keeps it in a thread-local). */
+    public Caller register() {
+        for (Iterator<Caller> it = callers.iterator(); it.hasNext(); ) {
+            Caller c = it.next();
+            if (!c.owner.isAlive() && callers.remove(c)) {
+                completedByDeadThreads.addAndGet((long) Caller.COMPLETED.getOpaque(c));
+            }
+        }
+        Caller c = new Caller(timings);
+        callers.add(c);
+        return c;
+    }
+
+    /** A timed op was made ready now, to run on its pusher's thread. */
+    public void ready(long id) {
+        if (timings.timed(id)) {
+            timings.handed(id);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int threads() {
+        int n = 0;
+        for (Caller c : callers) {
+            n += c.owner.isAlive() ? 1 : 0;
+        }
+        return n;
+    }
+
+    @Override
+    public int active() {
+        int n = 0;
+        for (Caller c : callers) {
+            n += (boolean) Caller.RUNNING.getOpaque(c) ? 1 : 0;
+        }
+        return n;
+    }
+
+    @Override
+    public long queued() {
+        long n = 0;
+        for (Caller c : callers) {
+            n += (int) Caller.QUEUED.getOpaque(c);
+        }
+        return n;
+    }
+
+    @Override
+    public long completed() {
+        // A caller folded in between the two reads is briefly counted in neither (never twice): exact once quiet.
+        long n = completedByDeadThreads.get();
+        for (Caller c : callers) {
+            n += (long) Caller.COMPLETED.getOpaque(c);
+        }
+        return n;
+    }
+
+    @Override
+    public EngineMetrics.Timing runTime() {
+        return timings.runTime();
+    }
+
+    @Override
+    public EngineMetrics.Timing queueWait() {
+        return timings.queueWait();
+    }
+}
