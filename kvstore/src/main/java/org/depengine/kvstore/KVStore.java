@@ -271,6 +271,17 @@ public interface KVStore extends AutoCloseable {
     boolean isClosed();
 
     /**
+     * This worker's store statistics: a live view, cheap to read from any thread at any time.
+     *
+     * @return the statistics
+     * @throws UnsupportedOperationException if the store type does not report statistics
+     */
+    // The default is transitional: every store type implements it (the kvstore modules' own change).
+    default KVStoreStats stats() {
+        throw new UnsupportedOperationException("kvstore type '" + type() + "' does not report statistics");
+    }
+
+    /**
      * Closes the store: later calls throw {@link IllegalStateException}; the ops already pushed run to
      * the end (this call waits for them, so a failed op's failure stays on its variables for their
      * waiters), then the store's resources (variables, connections) are released. Idempotent.
