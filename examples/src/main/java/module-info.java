@@ -9,6 +9,10 @@ module org.depengine.examples {
     requires org.depengine.kvstore;
     // CustomDevicePlugin launches commands on the plugin's streams; the engine finds the plugin itself.
     requires org.depengine.examples.customdevice;
+    // MultiDeviceTraining --metrics: the meters, and --metrics-port's Prometheus text over the JDK's HTTP server.
+    requires org.depengine.micrometer;
+    requires micrometer.registry.prometheus;
+    requires jdk.httpserver;
     // Command lines: picocli reads and sets the @Option fields of the examples by reflection.
     requires info.picocli;
 

@@ -29,7 +29,12 @@ import picocli.CommandLine.Option;
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
  * [--bind ADDRESS]] [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N]
  * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--no-capture] [--profile] [--trace file.json|off]
- * [--help]}.
+ * [--metrics] [--metrics-port PORT] [--help]}.
+ *
+ * <p>{@code --metrics} prints the engine's and the store's Micrometer meters at the end
+ * ({@code depengine-micrometer}: the executor meters per worker group, {@code depengine.ops.*},
+ * {@code depengine.kvstore.*}); {@code --metrics-port PORT} also serves them in Prometheus's text format at
+ * {@code http://127.0.0.1:PORT/metrics} while it runs ({@link TrainingMetrics}).
  *
  * <p>Each batch's whole step, its device and metrics ops and the store's pushes and pulls, is recorded
  * once ({@link Engine#capture()}) per batch size and source of samples, and the graph replayed for every
@@ -125,6 +130,16 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                     + "off runs without the profiler (rank 0 only)")
     private String traceOption;
 
+    @Option(names = "--metrics",
+            description = "print the engine's and the store's Micrometer meters at the end (executor meters per worker "
+                    + "group, depengine.ops.*, depengine.kvstore.*; rank 0)")
+    private boolean metrics;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "with --metrics, also serve them in Prometheus's text format at http://127.0.0.1:PORT/metrics "
+                    + "while training (loopback only; 0 picks a free port)")
+    private Integer metricsPort;
+
     private MultiDeviceTraining() {
     }
 
@@ -147,6 +162,12 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         float lr = (float) Cli.inRange("--lr", lrOption, 0, 1000);
         Cli.inRange("--seed", seed, 0, Integer.MAX_VALUE);
         Cli.inRange("--checkpoint-every", checkpointEvery, 0, 1_000_000);
+        if (metricsPort != null) {
+            Cli.inRange("--metrics-port", metricsPort, 0, 65535);
+            if (!metrics) {
+                throw new IllegalArgumentException("--metrics-port " + metricsPort + " needs --metrics");
+            }
+        }
         if (resumeFile != null && cluster.rank() == 0 && !Files.isReadable(resumeFile)) {
             throw new IllegalArgumentException("--resume " + resumeFile + ": no such readable file; give a checkpoint "
                     + "written with --checkpoint-every");
@@ -224,10 +245,11 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString();
         Path trace = traceText.equals("off") || cluster.rank() != 0 ? null : Path.of(traceText);
         Context host = hostContext(devices);
+        boolean print = cluster.rank() == 0;
         try (Engine engine = Engine.create(common.engine);
-             KVStore kv = KVStore.open(engine, kvstoreType, storeSettings())) {
+             KVStore kv = KVStore.open(engine, kvstoreType, storeSettings());
+             TrainingMetrics meters = metrics && print ? new TrainingMetrics(engine, kv, metricsPort) : null) {
             Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed, !noCapture);
-            boolean print = cluster.rank() == 0;
             if (print) {
                 System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
                         + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),
@@ -236,6 +258,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                         data.description, batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers"
                         : "", hidden, lr, epochs, noCapture ? "ops pushed one by one (--no-capture)"
                         : "each batch's step (device, metrics and store ops) replayed from a captured graph");
+                if (meters != null && meters.url() != null) {
+                    System.out.println("metrics: Prometheus text format at " + meters.url() + " while training");
+                }
                 if (kv.type().equals("dist_async")) {
                     System.out.println("dist_async: the epoch lines count rank 0's samples only (the workers do not wait "
                             + "for each other)");
@@ -282,6 +307,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 System.out.printf("trace: %s (%d ops; open in https://ui.perfetto.dev or chrome://tracing)%n",
                         trace.toAbsolutePath(), profiler.stats().opCount());
                 System.out.printf("timeline: %s (open in a browser)%n", htmlBeside(trace).toAbsolutePath());
+            }
+            if (meters != null) {
+                System.out.print(meters.summary());
             }
             return 0;
         }

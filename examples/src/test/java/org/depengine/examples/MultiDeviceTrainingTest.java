@@ -258,6 +258,30 @@ class MultiDeviceTrainingTest {
     }
 
     @Test
+    void metricsPrintsTheMetersSummaryAndServesThemOnLoopback() throws Exception {
+        String out = runOk("--engine", "perdevice", "--epochs", "2", "--metrics", "--metrics-port", "0");
+        assertTrue(Pattern.compile("metrics: Prometheus text format at http://127\\.0\\.0\\.1:\\d+/metrics while training")
+                .matcher(out).find(), out);
+        Matcher ops = Pattern.compile("ops: pushed (\\d+), failed 0, skipped 0, replayed (\\d+); pending 0, waiters 0")
+                .matcher(out);
+        assertTrue(ops.find(), out);
+        long pushed = Long.parseLong(ops.group(1));
+        assertTrue(pushed > 0 && Long.parseLong(ops.group(2)) < pushed, out);
+        // One line per worker group; their completed ops add up to the ops pushed (no op runs inline here).
+        Matcher group = Pattern.compile("\\n  (depengine-perdevice-\\S+) +(\\d+) +(\\d+) ").matcher(out);
+        long completed = 0;
+        Set<String> groups = new HashSet<>();
+        while (group.find()) {
+            groups.add(group.group(1));
+            completed += Long.parseLong(group.group(3));
+        }
+        assertTrue(groups.contains("depengine-perdevice-cpu0-worker") && groups.contains("depengine-perdevice-cpu-priority"),
+                out);
+        assertEquals(pushed, completed, out);
+        assertTrue(out.contains("  kvstore: "), out);
+    }
+
+    @Test
     void badInputIsRefusedWithAClearMessage() throws Exception {
         ModulePathLauncher.Result twice = ModulePathLauncher.launch(List.of(), MAIN, "--devices", "cpu:0,cpu:0");
         assertNotEquals(0, twice.exitCode());
@@ -271,6 +295,9 @@ class MultiDeviceTrainingTest {
         assertEquals(2, rank.exitCode(), rank.output());
         assertEquals("MultiDeviceTraining: --rank 2 is out of range: give an integer in 0..1 (--members lists 2 workers)",
                 rank.output().strip());
+        ModulePathLauncher.Result port = ModulePathLauncher.launch(List.of(), MAIN, "--metrics-port", "9400");
+        assertEquals(2, port.exitCode(), port.output());
+        assertTrue(port.output().contains("--metrics-port 9400 needs --metrics"), port.output());
         ModulePathLauncher.Result type = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "nccl");
         assertEquals(2, type.exitCode(), type.output());
         assertTrue(type.output().contains("--kvstore nccl: use local, dist_sync or dist_async"), type.output());
