@@ -12,6 +12,8 @@ module org.depengine.benchmarks {
     requires org.depengine.api;
     requires org.depengine.profiler;
     requires org.depengine.kvstore;
+    requires org.depengine.micrometer;
+    requires micrometer.registry.prometheus;
     requires org.depengine.device.opencl;
     requires org.slf4j;
     requires jmh.core;

@@ -122,7 +122,7 @@ public final class KnownSettings {
                 continue;
             }
             String w = "unknown setting " + config.describe(key) + " is ignored; did you mean " + closest(key)
-                    + "? (The settings are listed in the README.)";
+                    + "? (Every setting is listed in docs/guide/settings.md.)";
             LOG.warn(w);
             warnings.add(w);
         }
