@@ -79,8 +79,8 @@ final class BoundMeters {
         List<Tag> mine = tags.stream().sorted().toList();
         for (Meter m : r.find(name).tags(tags).meters()) {
             if (m.getId().getTags().stream().sorted().toList().equals(mine)) {
-                throw new IllegalStateException(binder + ": registry " + r.getClass().getSimpleName() + " already has a "
-                        + "meter " + name + " " + mine + " (the same engine or store bound twice, or two engines or stores "
+                throw new IllegalStateException(binder + ": registry " + r.getClass().getSimpleName()
+                        + " already has a meter " + name + " " + mine + " (the same engine or store bound twice, or two engines or stores "
                         + "of one name): give each binder a distinguishing tag, e.g. new EngineMeters(engine, Tags.of(\"job\", "
                         + "\"...\"))");
             }
