@@ -17,6 +17,7 @@ import org.depengine.api.Engine;
 import org.depengine.api.EngineException;
 import org.depengine.api.EngineMetrics;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.testkit.Eventually;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -35,16 +36,9 @@ class EngineMetersTest {
                 "depengine.cpu.workers", "2", "depengine.pooled.workers", "2")));
     }
 
-    /** Polls until {@code value} equals {@code expected}: a worker counts an op just after it finished. */
+    /** Waits for {@code value} to reach {@code expected}: a worker counts an op just after it finished. */
     static void eventually(double expected, DoubleSupplier value, String what) {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        double v;
-        while ((v = value.getAsDouble()) != expected) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + ": expected " + expected + " but was " + v);
-            }
-            Thread.onSpinWait();
-        }
+        Eventually.equals((long) expected, () -> (long) value.getAsDouble(), what);
     }
 
     static double sum(MeterRegistry r, String name, String engine) {

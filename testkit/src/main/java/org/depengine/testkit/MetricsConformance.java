@@ -33,16 +33,8 @@ import org.junit.jupiter.api.Test;
 public abstract class MetricsConformance extends EngineTestBase {
     private static final String INTERVAL = "depengine.metrics.timingSampleInterval";
 
-    /** Polls {@code value} until it equals {@code expected} (a worker counts an op just after finishing it). */
     private static void eventually(long expected, LongSupplier value, String what) {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        long v;
-        while ((v = value.getAsLong()) != expected) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + ": expected " + expected + " but was " + v);
-            }
-            Thread.onSpinWait();
-        }
+        Eventually.equals(expected, value, what);
     }
 
     private static long sum(EngineMetrics m, ToLongFunction<EngineMetrics.Group> f) {

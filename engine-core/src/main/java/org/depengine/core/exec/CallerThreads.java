@@ -5,7 +5,6 @@ import java.lang.invoke.VarHandle;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
-import org.depengine.api.EngineMetrics;
 
 /**
  * The metrics group of an engine that runs ops on the threads that push them (naive): each such thread
@@ -14,7 +13,7 @@ import org.depengine.api.EngineMetrics;
  * into one count at the next registration, so a program that pushes from short-lived threads keeps no
  * more than its live threads here.
  */
-public final class CallerThreads implements EngineMetrics.Group {
+public final class CallerThreads extends MeteredGroup {
     /** One pushing thread's counts, written by that thread only (opaque stores), read by any. */
     public static final class Caller {
         private static final VarHandle RUNNING;
@@ -74,8 +73,6 @@ public final class CallerThreads implements EngineMetrics.Group {
         }
     }
 
-    private final String name;
-    private final OpTimings timings;
     private final ConcurrentLinkedQueue<Caller> callers = new ConcurrentLinkedQueue<>();
     private final AtomicLong completedByDeadThreads = new AtomicLong();
 
@@ -84,12 +81,8 @@ public final class CallerThreads implements EngineMetrics.Group {
      * @param name the group's name
      */
     public CallerThreads(Object engine, String name) {
-        this.name = name;
-        EngineCounters counters = engine instanceof EngineCounters.Owner o ? o.counters() : null;
-        this.timings = counters != null ? counters.newTimings() : new OpTimings(0);
-        if (counters != null) {
-            counters.add(this);
-        }
+        super(engine, name);
+        registerWithEngine();
     }
 
     /** The calling thread's caller, new: call once per thread (the engine keeps it in a thread-local). */
@@ -110,11 +103,6 @@ public final class CallerThreads implements EngineMetrics.Group {
         if (timings.timed(id)) {
             timings.handed(id);
         }
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     @Override
@@ -152,15 +140,5 @@ public final class CallerThreads implements EngineMetrics.Group {
             n += (long) Caller.COMPLETED.getOpaque(c);
         }
         return n;
-    }
-
-    @Override
-    public EngineMetrics.Timing runTime() {
-        return timings.runTime();
-    }
-
-    @Override
-    public EngineMetrics.Timing queueWait() {
-        return timings.queueWait();
     }
 }

@@ -59,9 +59,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Metrics</b> ({@link EngineMetrics.Group}): each worker counts the ops it runs in a field of its
  * own and says whether it is running a chain; one op in the engine's sampling interval is timed
  * ({@link OpTimings}), stamped when submitted and timed around its run. A group made for an engine that
- * keeps counters ({@link EngineCounters.Owner}) registers with them.
+ * keeps counters ({@link EngineCounters.Owner}) registers with them; its name ({@link #name()}) is its threads' name prefix.
  */
-public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
+public final class WorkerGroup extends MeteredGroup implements OpRoute {
     /*
      * Parking protocol (no lost wake-ups): a worker about to park gives up the spinner role (if it had
      * it), sets its parked flag, increments parkedCount, then polls the queue once more before parking.
@@ -82,7 +82,6 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
     private static final Comparator<OpBlock> BY_PRIORITY =
             Comparator.comparingInt(OpBlock::priority).reversed().thenComparingLong(OpBlock::id);
 
-    private final String name;
     private final Queue<OpBlock> queue;
     private final Worker[] workers;
     // The spinner count (0 or 1: the worker spinning for new ops) and the parked count, read by every
@@ -96,7 +95,6 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
     private final boolean byPriority;
     private final BiConsumer<OpBlock, Throwable> refuse;
     private final AtomicLong wakeUps = new AtomicLong(); // counted where a wake-up is paid anyway
-    private final OpTimings timings;
     private volatile boolean stopping;
 
     /**
@@ -123,6 +121,7 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
      */
     public WorkerGroup(Object engine, String threadNamePrefix, int threads, boolean priority, OpRunner runner,
                        IntFunction<Stream> streams, BiConsumer<OpBlock, Throwable> refuse) {
+        super(engine, threadNamePrefix);
         if (streams != null && refuse == null) {
             throw new IllegalArgumentException("a worker group with streams needs a refusal for ops without one: "
                     + threadNamePrefix);
@@ -130,13 +129,10 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
         if (threads < 1) {
             throw new IllegalArgumentException("a worker group needs at least one thread: " + threadNamePrefix);
         }
-        this.name = threadNamePrefix;
         this.queue = priority ? new PriorityBlockingQueue<>(64, BY_PRIORITY) : new ConcurrentLinkedQueue<>();
         this.runner = runner;
         this.byPriority = priority;
         this.refuse = refuse;
-        EngineCounters counters = engine instanceof EngineCounters.Owner o ? o.counters() : null;
-        this.timings = counters != null ? counters.newTimings() : new OpTimings(0);
         this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
             workers[i] = new Worker(engine, threadNamePrefix + "-" + (i + 1), i, streams);
@@ -144,15 +140,7 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
         for (Worker w : workers) {
             w.start();
         }
-        if (counters != null) {
-            counters.add(this); // before this group is returned, so before it runs any op
-        }
-    }
-
-    /** The name prefix of the group's threads. */
-    @Override
-    public String name() {
-        return name;
+        registerWithEngine(); // before this group is returned, so before it runs any op
     }
 
     /** The number of worker threads. */
@@ -189,16 +177,6 @@ public final class WorkerGroup implements OpRoute, EngineMetrics.Group {
             n += (long) Worker.COMPLETED.getOpaque(w);
         }
         return n;
-    }
-
-    @Override
-    public EngineMetrics.Timing runTime() {
-        return timings.runTime();
-    }
-
-    @Override
-    public EngineMetrics.Timing queueWait() {
-        return timings.queueWait();
     }
 
     /**

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.EngineMetrics;
 import org.depengine.api.FnProperty;
 import org.depengine.api.spi.EngineConfig;
+import org.depengine.testkit.Eventually;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,17 +22,6 @@ import org.junit.jupiter.api.Test;
  */
 class GroupMetricsTest {
     private static final Duration BOUND = Duration.ofSeconds(60);
-
-    private static void eventually(long expected, LongSupplier value, String what) {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        long v;
-        while ((v = value.getAsLong()) != expected) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(what + ": expected " + expected + " but was " + v);
-            }
-            Thread.onSpinWait();
-        }
-    }
 
     @Test
     void queuedCountsTheReadyOpsBehindABusyWorkerInFifoAndPriorityGroups() throws Exception {
@@ -61,8 +50,8 @@ class GroupMetricsTest {
                 assertEquals(1, g.active());
                 release.countDown();
                 engine.waitForAll(BOUND);
-                eventually(4, g::completed, "ops run by " + g.name());
-                eventually(0, g::active, "active threads of " + g.name());
+                Eventually.equals(4, g::completed, "ops run by " + g.name());
+                Eventually.equals(0, g::active, "active threads of " + g.name());
                 assertEquals(0, g.queued());
                 assertEquals(4, m.opsPushed());
             }
