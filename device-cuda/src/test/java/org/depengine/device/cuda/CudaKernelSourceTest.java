@@ -32,7 +32,7 @@ class CudaKernelSourceTest {
                 .digest(PrimitiveKernels.source().getBytes(StandardCharsets.UTF_8));
         assertEquals(HexFormat.of().formatHex(digest), recorded, PrimitiveKernels.PROGRAM_NAME
                 + " changed after " + PrimitiveKernels.PTX_NAME + " was built: run scripts/cuda-ptx (it needs nvcc; "
-                + "README, \"Checking device-cuda on a GPU\", says how to run it on the device machine)");
+                + "docs/guide/gpu-check.md says how to run it on the device machine)");
     }
 
     @Test

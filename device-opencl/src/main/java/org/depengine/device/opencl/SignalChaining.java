@@ -48,6 +48,6 @@ final class SignalChaining {
     /** The advice a warning gives: how to start the JVM with the library preloaded. */
     static String advice() {
         return "start the JVM with LD_PRELOAD=" + library()
-                + " (the JVM's signal-chaining library; see the README's OpenCL notes)";
+                + " (the JVM's signal-chaining library; see docs/guide/setup.md, \"OpenCL on PoCL\")";
     }
 }
