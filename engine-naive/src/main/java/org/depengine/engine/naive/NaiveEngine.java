@@ -3,9 +3,11 @@ package org.depengine.engine.naive;
 import java.util.ArrayDeque;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
-import org.depengine.core.EngineDevice;
-import org.depengine.core.tracker.OpDef;
+import org.depengine.core.DispatchPolicy;
+import org.depengine.core.EngineRuntime;
+import org.depengine.core.device.EngineDevice;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpRoute;
 
 /**
@@ -25,173 +27,149 @@ import org.depengine.core.tracker.OpRoute;
  * ends in an {@link Error}, the ops queued behind it are run before the error goes on.
  */
 final class NaiveEngine extends AbstractEngine {
-    /**
-     * Per thread: whether a run is in progress, and the ops waiting for it to return; and the thread's
-     * hand-off, reused by its pushes one after the other (see {@link #prepare}).
-     */
-    private static final class Trampoline {
-        final Thread owner = Thread.currentThread(); // made by ThreadLocal.withInitial on its own thread
-        boolean running;
-        final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
-        final Handoff handoff = new Handoff(this);
+    NaiveEngine(EngineConfig config) {
+        super(NaiveEngineProvider.NAME, config, Policy::new);
     }
 
-    private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
+    /** Where a naive engine's ready op runs: on its pusher (see the class comment). */
+    private static final class Policy implements DispatchPolicy {
+        private final EngineRuntime runtime;
+        private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
 
-    /**
-     * The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when
-     * ready. One offer per await: an op is offered (submitted) at most once, and only while its pusher
-     * is in, or about to enter, {@link #await} for it; await consumes the offer, so the next op may use
-     * the same hand-off.
-     */
-    private static final class Handoff implements OpRoute {
-        /** The pusher's trampoline: the op is run on that thread, so its run needs no thread-local lookup. */
-        final Trampoline pusher;
-        private boolean runnable; // guarded by this, but for reset (see there)
-
-        Handoff(Trampoline pusher) {
-            this.pusher = pusher;
-        }
-
-        @Override
-        public synchronized void submit(OpBlock op) {
-            runnable = true;
-            notifyAll();
+        Policy(EngineRuntime runtime) {
+            this.runtime = runtime;
         }
 
         /**
-         * Ready for another push of a replay's block: its last push was offered and run, or never offered.
-         * No lock: the block is retired and taken by the replaying thread alone, so no thread offers or
-         * awaits this hand-off now; the op's registration publishes the write to whoever offers it next.
+         * An op pushed from outside this engine's ops goes back to its pusher, which waits for it in
+         * {@link #pushed}: its route is the pushing thread's trampoline, and the pusher is its awaiter.
          */
-        void reset() {
-            runnable = false;
+        @Override
+        public void route(OpBlock op, EngineDevice device) {
+            if (op.def().kind() != OpDef.Kind.WAIT && !runtime.insideOwnOp()) {
+                op.setRoute(trampoline.get());
+                op.expectWaiter();
+            }
         }
 
-        /** Blocks until offered, and consumes the offer; returns whether the thread was interrupted meanwhile. */
-        synchronized boolean await() {
+        /**
+         * Runs a ready op: on its pusher's thread when that is the calling thread (the push itself, or a
+         * run in progress there, whose trampoline queues it: a replay's ops released by the ops before
+         * them), else hands it to its blocked pusher, or runs it where it was released if it has no
+         * pusher to go to.
+         */
+        @Override
+        public void dispatch(OpBlock op, boolean onPusher) {
+            OpRoute r = op.route();
+            if (r instanceof Trampoline t && (onPusher || (t.owner == Thread.currentThread() && t.running))) {
+                runBounded(op, t); // the pusher thread is the route's
+            } else if (onPusher || r == null) {
+                runBounded(op, trampoline.get());
+            } else {
+                r.submit(op);
+            }
+        }
+
+        /**
+         * The push returns once its op is finished: until the op has started, the pusher runs what is
+         * handed back to it (its op, or another op of the replay it is pushing), then waits for the op's
+         * completion (an async op's callback).
+         */
+        @Override
+        public void pushed(OpBlock op) {
+            if (!(op.route() instanceof Trampoline t)) {
+                return; // a wait, or pushed from inside an op of this engine: it runs where it is released
+            }
             boolean interrupted = false;
-            while (!runnable) {
+            while (!op.isStarted()) { // only this thread starts it: it is routed back here
+                OpBlock handed;
+                while ((handed = t.poll()) == null) {
+                    interrupted |= t.awaitHandOff();
+                }
+                runBounded(handed, t);
+            }
+            while (true) {
                 try {
-                    wait();
+                    op.awaitFinished(Long.MAX_VALUE);
+                    break;
                 } catch (InterruptedException e) {
                     interrupted = true; // a push cannot be abandoned half-way: finish it, keep the status
                 }
             }
-            runnable = false;
-            return interrupted;
-        }
-    }
-
-    NaiveEngine(EngineConfig config) {
-        super(NaiveEngineProvider.NAME, config);
-    }
-
-    /**
-     * Routes an op pushed from outside this engine's ops back to its pusher. A plain push uses the
-     * pushing thread's hand-off: the push returns only once its op is finished, so the thread has one
-     * such op outstanding at a time. The ops of a replay are all registered before the first is
-     * awaited, so each gets a hand-off of its own.
-     */
-    @Override
-    protected void prepare(OpBlock op, EngineDevice slot) {
-        if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            Trampoline here = trampoline.get();
-            op.setRoute(op.replayOf() == null ? here.handoff : new Handoff(here));
-        }
-    }
-
-    /**
-     * A replay's block pushed again recycles its hand-off, which its last push was done with, if the same
-     * thread replays it (the hand-off runs the op on its pusher's trampoline); else it gets a new one.
-     */
-    @Override
-    protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous, boolean fromOwnOp) {
-        if (previous instanceof Handoff h && !fromOwnOp && h.pusher.owner == Thread.currentThread()) {
-            h.reset();
-            op.setRoute(h);
-        } else {
-            prepare(op, slot);
-        }
-    }
-
-    /**
-     * Runs a ready op: on its pusher's thread when that is the calling thread (the push itself, or a run
-     * in progress there, whose trampoline queues it: a replay's ops released by the ops before them),
-     * else hands it to its blocked pusher, or runs it where it was released if it has no pusher to go to.
-     */
-    @Override
-    protected void execute(OpBlock op, boolean pusherThread) {
-        OpRoute r = op.route();
-        if (r instanceof Handoff h && (pusherThread || (h.pusher.owner == Thread.currentThread() && h.pusher.running))) {
-            runBounded(op, h.pusher); // the pusher thread is the route's
-        } else if (pusherThread || r == null) {
-            runBounded(op, trampoline.get());
-        } else {
-            r.submit(op);
-        }
-    }
-
-    /**
-     * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
-     * ({@code here}: the calling thread's trampoline).
-     */
-    private void runBounded(OpBlock op, Trampoline here) {
-        ArrayDeque<OpBlock> queued = here.queued;
-        if (here.running) {
-            queued.add(op);
-            return;
-        }
-        here.running = true;
-        try {
-            run(op, null);
-            OpBlock next;
-            while ((next = queued.poll()) != null) {
-                run(next, null);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-        } finally {
+        }
+
+        /**
+         * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
+         * ({@code here}: the calling thread's trampoline).
+         */
+        private void runBounded(OpBlock op, Trampoline here) {
+            ArrayDeque<OpBlock> queued = here.queued;
+            if (here.running) {
+                queued.add(op);
+                return;
+            }
+            here.running = true;
             try {
-                // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
-                // so none is left pending forever.
+                runtime.run(op, null);
                 OpBlock next;
                 while ((next = queued.poll()) != null) {
-                    try {
-                        run(next, null);
-                    } catch (Throwable again) {
-                        // keep draining; the first error is on its way out
-                    }
+                    runtime.run(next, null);
                 }
             } finally {
-                here.running = false;
+                try {
+                    // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
+                    // so none is left pending forever.
+                    OpBlock next;
+                    while ((next = queued.poll()) != null) {
+                        try {
+                            runtime.run(next, null);
+                        } catch (Throwable again) {
+                            // keep draining; the first error is on its way out
+                        }
+                    }
+                } finally {
+                    here.running = false;
+                }
             }
         }
     }
 
-    @Override
-    protected void afterPush(OpBlock op) {
-        if (!(op.route() instanceof Handoff h)) {
-            return; // a wait, or pushed from inside an op of this engine: it runs where it is released
+    /**
+     * One thread's state in one naive engine: whether a run is in progress and the ops waiting for it
+     * to return (that thread's only), and the ops other threads handed back to it (the route of the ops
+     * it pushes: an op is handed back at most once, when it becomes ready on another thread while its
+     * pusher waits in {@link Policy#pushed}).
+     */
+    private static final class Trampoline implements OpRoute {
+        final Thread owner = Thread.currentThread(); // made by ThreadLocal.withInitial on its own thread
+        boolean running;
+        final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
+        private final ArrayDeque<OpBlock> handedBack = new ArrayDeque<>(); // guarded by this
+
+        @Override
+        public synchronized void submit(OpBlock op) {
+            handedBack.add(op);
+            notifyAll();
         }
-        boolean interrupted = false;
-        if (!op.isStarted()) {
-            interrupted = h.await();
-            runBounded(op, h.pusher); // afterPush runs on the pusher thread
+
+        synchronized OpBlock poll() {
+            return handedBack.poll();
         }
-        while (true) {
+
+        /** Waits for an op to be handed back; returns whether the thread was interrupted meanwhile. */
+        synchronized boolean awaitHandOff() {
+            if (!handedBack.isEmpty()) {
+                return false;
+            }
             try {
-                op.awaitFinished(Long.MAX_VALUE);
-                break;
+                wait();
+                return false;
             } catch (InterruptedException e) {
-                interrupted = true;
+                return true;
             }
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    protected void stopWorkers() {
-        // No threads of its own.
     }
 }

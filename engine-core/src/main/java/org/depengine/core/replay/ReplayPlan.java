@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.replay;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,16 +8,35 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.ReplayLinks;
-import org.depengine.core.tracker.ReplayRegistrations;
+import org.depengine.core.tracker.ReplaySlot;
 import org.depengine.core.tracker.Var;
 
 /**
- * What a graph computes once, at capture, so that its replays register less: per op, which accesses go
- * through their variables' queues and which edges order the others ({@link ReplayLinks}; the rule is
- * there and in {@code docs/design.md}), with the edges that others imply dropped ({@link #reduce}), and
- * the registered accesses by variable, every variable in lock order ({@link ReplayRegistrations}).
+ * What a graph computes once, at capture, so that its replays register less: which of its ops'
+ * accesses go through their variables' queues, and the edges between its ops that order the others.
+ * Immutable; shared by every replay and every block set of the graph.
+ *
+ * <p><b>The rule</b> (the one place it is written; {@code docs/design.md} explains it). For each
+ * variable, the graph's accesses in order are: the reads before its first write, the first write, the
+ * middle accesses, the last write, the reads after it (a variable the graph only reads has reads only).
+ * <ul>
+ *   <li><b>Registered on the variable's queue:</b> every access up to and including the first write
+ *   (they wait for what was pushed before the replay), the last write, and the reads after it (later
+ *   pushes must wait for them: a write waits for registered readers only, a read for registered writes
+ *   only).</li>
+ *   <li><b>Not registered:</b> the middle accesses. An edge orders each access after its conflicting
+ *   predecessors on the variable (a read after the last write before it; a write after that write and
+ *   the reads since) wherever either end is not registered (the queue orders the registered pairs).</li>
+ *   <li>Edges that other edges imply are dropped ({@link #reduce}): each costs an update of its
+ *   successor's latch at every replay.</li>
+ * </ul>
+ * Why that is enough: the graph's first and last write of a variable are registered, and a replay
+ * registers all its accesses as one step ({@code Registration.registerReplay}); so no other push can
+ * come between them, and the last write, which every middle access precedes through edges, holds the
+ * variable until they are done. A middle write still counts in the variable's version and carries its
+ * failure ({@link ReplaySlot#completed}). An edge is let go at its op's completion, never at launch.
  */
 final class ReplayPlan {
     /** One access of the graph to a variable: op index, access index in the op (reads, then writes). */
@@ -30,15 +49,22 @@ final class ReplayPlan {
      */
     static final int REDUCE_LIMIT = 16_384;
 
-    final ReplayLinks[] links;
-    /** Each variable's registered accesses, and every variable in lock order. */
-    final ReplayRegistrations registrations;
+    /** Per op, per access (its reads, then its writes): true if the access is not registered. */
+    final boolean[][] skipped;
+    /** Per op: how many ops of the same replay it waits for. */
+    final int[] preds;
+    /** Per op: the ops of the same replay that wait for it. */
+    final int[][] successors;
+    /** Every variable of the graph once, in ascending {@link Var#lockOrder()}. */
+    final Var[] vars;
+    /** Per variable of {@link #vars}: its registered accesses in graph order, each the op's index × 2, + 1 for a write. */
+    final int[][] accesses;
 
-    ReplayPlan(RecordedOp[] ops) {
+    ReplayPlan(OpDef[] ops) {
         Map<Var, List<Access>> byVar = new IdentityHashMap<>();
-        boolean[][] skipped = new boolean[ops.length][];
+        skipped = new boolean[ops.length][];
         for (int i = 0; i < ops.length; i++) {
-            OpDef d = ops[i].def();
+            OpDef d = ops[i];
             skipped[i] = new boolean[d.varCount()];
             for (int k = 0; k < d.reads().length; k++) {
                 byVar.computeIfAbsent(d.reads()[k], v -> new ArrayList<>()).add(new Access(i, k, false));
@@ -57,23 +83,27 @@ final class ReplayPlan {
         if (ops.length <= REDUCE_LIMIT) {
             reduce(succ);
         }
-        int[] preds = new int[ops.length];
-        for (Set<Integer> s : succ) {
-            for (int j : s) {
+        preds = new int[ops.length];
+        successors = new int[ops.length][];
+        for (int i = 0; i < ops.length; i++) {
+            successors[i] = succ.get(i).stream().mapToInt(Integer::intValue).toArray();
+            for (int j : successors[i]) {
                 preds[j]++;
             }
         }
-        links = new ReplayLinks[ops.length];
-        for (int i = 0; i < ops.length; i++) {
-            links[i] = new ReplayLinks(skipped[i], preds[i], succ.get(i).stream().mapToInt(Integer::intValue).toArray());
+        vars = byVar.keySet().toArray(new Var[0]);
+        Arrays.sort(vars, Comparator.comparingLong(Var::lockOrder));
+        accesses = new int[vars.length][];
+        for (int k = 0; k < vars.length; k++) {
+            List<Access> acc = byVar.get(vars[k]);
+            accesses[k] = acc.stream().filter(a -> !skipped[a.op()][a.index()])
+                    .mapToInt(a -> a.op() * 2 + (a.write() ? 1 : 0)).toArray();
         }
-        Var[] lockOrder = byVar.keySet().toArray(new Var[0]);
-        Arrays.sort(lockOrder, Comparator.comparingLong(Var::lockOrder));
-        OpDef[] defs = new OpDef[ops.length];
-        for (int i = 0; i < ops.length; i++) {
-            defs[i] = ops[i].def();
-        }
-        registrations = new ReplayRegistrations(defs, links, lockOrder);
+    }
+
+    /** Op {@code i}'s slot in a new block set of {@code graph} ({@code peers}: that set). */
+    ReplaySlot slot(Object graph, int i, OpBlock[] peers) {
+        return new ReplaySlot(graph, skipped[i], preds[i], successors[i], peers);
     }
 
     /**

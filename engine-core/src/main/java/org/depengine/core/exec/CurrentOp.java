@@ -1,6 +1,5 @@
-package org.depengine.core;
+package org.depengine.core.exec;
 
-import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.OpBlock;
 
 /**
@@ -8,7 +7,7 @@ import org.depengine.core.tracker.OpBlock;
  * threads (a field read), in a thread-local elsewhere (pushers running ops inline). Used to refuse
  * calls that would block an op on itself, and to tell nested pushes.
  */
-final class CurrentOp {
+public final class CurrentOp {
     /**
      * The op running on a thread that is not an {@link EngineThread}, in a one-element holder made once
      * per thread: setting and clearing it is a field write, not a thread-local update (a set and a
@@ -21,13 +20,13 @@ final class CurrentOp {
     }
 
     /** The op the calling thread is running, or null. */
-    static OpBlock get() {
+    public static OpBlock get() {
         Thread t = Thread.currentThread();
         return t instanceof EngineThread ? ((EngineThread) t).currentOp : OTHER_THREADS.get()[0];
     }
 
     /** Whether the calling thread is running an op of {@code engine}. */
-    static boolean ownedBy(AbstractEngine engine) {
+    public static boolean ownedBy(Object engine) {
         OpBlock cur = get();
         return cur != null && cur.def().owner() == engine;
     }
@@ -36,7 +35,7 @@ final class CurrentOp {
      * The calling thread's holder of its current op, if it is not an engine thread (those keep it in
      * {@link EngineThread#currentOp}); read and write only element 0, only on the calling thread.
      */
-    static OpBlock[] otherThreadHolder() {
+    public static OpBlock[] otherThreadHolder() {
         return OTHER_THREADS.get();
     }
 
@@ -45,16 +44,16 @@ final class CurrentOp {
      *
      * @throws IllegalStateException naming the op or thread and what to do instead
      */
-    static void refuseBlockingCall(AbstractEngine engine, String what) {
+    public static void refuseBlockingCall(Object engine, String engineName, String what) {
         if (ownedBy(engine)) {
             OpBlock cur = get();
-            throw new IllegalStateException(what + " was called from inside op '" + cur.name() + "' of engine '" + engine.name()
+            throw new IllegalStateException(what + " was called from inside op '" + cur.name() + "' of engine '" + engineName
                     + "': the op would wait for itself or for the worker it occupies. Push a dependent op instead "
                     + "(list the variable in its constVars), or wait outside ops");
         }
         Thread t = Thread.currentThread();
         if (t instanceof EngineThread && ((EngineThread) t).engine() == engine) {
-            throw new IllegalStateException(what + " was called on worker thread " + t.getName() + " of engine '" + engine.name()
+            throw new IllegalStateException(what + " was called on worker thread " + t.getName() + " of engine '" + engineName
                     + "': a worker that blocks can deadlock the engine. Push a dependent op instead");
         }
     }

@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.wait;
 
 import java.util.LinkedHashSet;
 import org.depengine.core.tracker.Failure;
@@ -8,19 +8,19 @@ import org.depengine.core.tracker.Failure;
  * when it completes (a bulk member's when it throws), and leaves when a wait reports it (see
  * {@link Waits}), so that nothing keeps a reported throwable. Thread-safe.
  */
-final class FailureLedger {
+public final class FailureLedger {
     // Guarded by itself: failures are rare, and a removal must be O(1).
     private final LinkedHashSet<Failure> failures = new LinkedHashSet<>();
 
     /** An op failed: its failure waits to be reported. */
-    void record(Failure f) {
+    public void record(Failure f) {
         synchronized (failures) {
             failures.add(f);
         }
     }
 
     /** Takes every unreported failure, in completion order. */
-    Failure[] takeAll() {
+    public Failure[] takeAll() {
         synchronized (failures) {
             Failure[] all = failures.toArray(new Failure[0]);
             failures.clear();
@@ -29,7 +29,7 @@ final class FailureLedger {
     }
 
     /** {@code f} was reported through its variable: the ledger forgets it. */
-    void remove(Failure f) {
+    public void remove(Failure f) {
         synchronized (failures) {
             failures.remove(f);
         }

@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.replay;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,11 +10,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.ReplayLinks;
 import org.depengine.core.tracker.Var;
 import org.junit.jupiter.api.Test;
 
@@ -22,23 +20,14 @@ import org.junit.jupiter.api.Test;
 class ReplayPlanTest {
     private static final SyncFn NOTHING = ctx -> { };
     private static final Var[] NONE = new Var[0];
-    private final List<RecordedOp> ops = new ArrayList<>();
+    private final List<OpDef> ops = new ArrayList<>();
 
     private void op(Var[] reads, Var[] writes) {
-        ops.add(new RecordedOp(new OpDef(this, NOTHING, reads, writes, FnProperty.NORMAL, "op" + ops.size(),
-                OpDef.Kind.USER), Context.cpu(), 0, false));
+        ops.add(new OpDef(this, NOTHING, reads, writes, FnProperty.NORMAL, "op" + ops.size(), OpDef.Kind.USER));
     }
 
     private ReplayPlan plan() {
-        return new ReplayPlan(ops.toArray(new RecordedOp[0]));
-    }
-
-    private static boolean[] skipped(ReplayLinks l, int n) {
-        boolean[] s = new boolean[n];
-        for (int i = 0; i < n; i++) {
-            s[i] = l.skipped(i);
-        }
-        return s;
+        return new ReplayPlan(ops.toArray(new OpDef[0]));
     }
 
     @Test
@@ -56,13 +45,13 @@ class ReplayPlanTest {
         ReplayPlan p = plan();
         boolean[] expected = {false, false, true, true, true, true, false, false};
         for (int i = 0; i < expected.length; i++) {
-            assertEquals(expected[i], p.links[i].skipped(0), "access of op " + i);
+            assertEquals(expected[i], p.skipped[i][0], "access of op " + i);
         }
         int[][] preds = {{}, {}, {1}, {1}, {2, 3}, {4}, {5}, {}}; // implied edges (1->4, 4->6) dropped
         for (int j = 0; j < preds.length; j++) {
             List<Integer> got = new ArrayList<>();
             for (int i = 0; i < preds.length; i++) {
-                for (int s : successors(p.links[i])) {
+                for (int s : p.successors[i]) {
                     if (s == j) {
                         got.add(i);
                     }
@@ -70,7 +59,8 @@ class ReplayPlanTest {
             }
             assertEquals(toList(preds[j]), got, "predecessors of op " + j);
         }
-        assertArrayEquals(new Var[] {v}, p.registrations.lockOrder());
+        assertArrayEquals(new Var[] {v}, p.vars);
+        assertArrayEquals(new int[][] {{0, 3, 13, 14}}, p.accesses, "the registered accesses: ops 0 (read), 1, 6 (writes), 7 (read)");
     }
 
     @Test
@@ -82,16 +72,16 @@ class ReplayPlanTest {
         op(new Var[] {b}, new Var[] {a});
         ReplayPlan p = plan();
         for (int i = 0; i < 3; i++) {
-            ReplayLinks l = p.links[i];
-            int n = ops.get(i).def().varCount();
-            assertArrayEquals(new boolean[n], skipped(l, n), "op " + i);
-            assertEquals(0, successors(l).length, "op " + i);
+            int n = ops.get(i).varCount();
+            assertArrayEquals(new boolean[n], p.skipped[i], "op " + i);
+            assertEquals(0, p.successors[i].length, "op " + i);
+            assertEquals(0, p.preds[i], "op " + i);
         }
     }
 
     @Test
     void theModelCheckedGraphGetsTheLinksItsModelUses() {
-        // TrackerModelCheckTest.WithReplays writes these links by hand (ReplayPlan is not visible there).
+        // TrackerModelCheckTest.WithReplays writes these slots by hand (ReplayPlan is not visible there).
         Var a = new Var(this, "a");
         Var b = new Var(this, "b");
         op(NONE, new Var[] {a});
@@ -102,9 +92,12 @@ class ReplayPlanTest {
         boolean[][] skipped = {{false}, {true, false}, {true, false}, {false}};
         int[][] succ = {{1}, {2}, {3}, {}};
         for (int i = 0; i < 4; i++) {
-            assertArrayEquals(skipped[i], skipped(p.links[i], skipped[i].length), "accesses of op " + i);
-            assertArrayEquals(succ[i], successors(p.links[i]), "successors of op " + i);
+            assertArrayEquals(skipped[i], p.skipped[i], "accesses of op " + i);
+            assertArrayEquals(succ[i], p.successors[i], "successors of op " + i);
         }
+        assertArrayEquals(new int[] {0, 1, 1, 1}, p.preds);
+        int[][] byVar = p.vars[0] == a ? new int[][] {{1, 5}, {3, 7}} : new int[][] {{3, 7}, {1, 5}};
+        assertArrayEquals(byVar, p.accesses, "a's queue gets ops 0 and 2, b's ops 1 and 3 (writes)");
     }
 
     @Test
@@ -154,10 +147,6 @@ class ReplayPlanTest {
 
     private static String toString(boolean[][] m) {
         return Arrays.deepToString(m);
-    }
-
-    private static int[] successors(ReplayLinks l) {
-        return l.successors();
     }
 
     private static List<Integer> toList(int[] a) {

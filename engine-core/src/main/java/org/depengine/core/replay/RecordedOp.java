@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.replay;
 
 import org.depengine.api.Context;
 import org.depengine.core.tracker.OpDef;

@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.dispatch;
 
 import java.util.Arrays;
 import java.util.IdentityHashMap;
@@ -18,19 +18,21 @@ import org.depengine.core.tracker.Var;
  * Each failure names the argument and what to do. Also turns the user's variable lists into the
  * de-duplicated arrays an {@link OpDef} holds. Stateless apart from its engine; any thread.
  */
-final class PushChecks {
-    static final Var[] NO_VARS = new Var[0];
+public final class PushChecks {
+    /** No variables (shared: do not modify). */
+    public static final Var[] NO_VARS = new Var[0];
     /** Up to this many variables a linear scan de-duplicates faster than a hash set. */
     private static final int LINEAR_DEDUP_LIMIT = 32;
 
-    private final AbstractEngine engine;
+    private final Object engine;
 
-    PushChecks(AbstractEngine engine) {
+    /** The checks of {@code engine}'s pushes (the owner of its variables and operators). */
+    public PushChecks(Object engine) {
         this.engine = engine;
     }
 
     /** A user op's definition from the push arguments, validated. */
-    OpDef define(Object fn, List<VarHandle> constVars, List<VarHandle> mutableVars, FnProperty prop, String opName) {
+    public OpDef define(Object fn, List<VarHandle> constVars, List<VarHandle> mutableVars, FnProperty prop, String opName) {
         Var[] reads = toVars(constVars, "constVars", opName);
         Var[] writes = toVars(mutableVars, "mutableVars", opName);
         Objects.requireNonNull(prop, "prop");
@@ -49,7 +51,7 @@ final class PushChecks {
      *
      * @throws IllegalStateException if the variable was already deleted
      */
-    OpDef deletion(SyncFn deleteFn, VarHandle var) {
+    public OpDef deletion(SyncFn deleteFn, VarHandle var) {
         Var v = ownVar(var, "var");
         if (v.isDeleted()) {
             throw new IllegalStateException(v + " was already deleted; delete a variable once");
@@ -59,16 +61,16 @@ final class PushChecks {
     }
 
     /** A definition made by {@code newOperator}, checked again at each push: it and its variables are live. */
-    OpDef pushable(OprHandle op) {
+    public OpDef pushable(OprHandle op) {
         OpDef def = ownOperator(op);
         if (def.isDeleted()) {
             throw new IllegalStateException(def + " was deleted; it cannot be pushed any more (make a new one with newOperator)");
         }
         for (Var v : def.reads()) {
-            requireLive(v, def.name());
+            v.requireLive(def.name());
         }
         for (Var v : def.writes()) {
-            requireLive(v, def.name());
+            v.requireLive(def.name());
         }
         return def;
     }
@@ -129,7 +131,7 @@ final class PushChecks {
             ownVar(h, arg + "[" + i + "]"); // throws, naming the argument (built only here: pushes are hot)
         }
         Var v = (Var) h;
-        requireLive(v, opName == null ? "<unnamed>" : opName);
+        v.requireLive(opName == null ? "<unnamed>" : opName);
         return v;
     }
 
@@ -148,7 +150,7 @@ final class PushChecks {
      * @param arg the argument's name, for the message
      * @throws IllegalArgumentException if it belongs to another engine
      */
-    Var ownVar(VarHandle h, String arg) {
+    public Var ownVar(VarHandle h, String arg) {
         Objects.requireNonNull(h, arg);
         if (!(h instanceof Var) || ((Var) h).owner() != engine) {
             throw new IllegalArgumentException(arg + " (" + h.name() + ") belongs to another engine; use variables made by this engine's newVariable()");
@@ -161,7 +163,7 @@ final class PushChecks {
      *
      * @throws IllegalArgumentException if it belongs to another engine
      */
-    OpDef ownOperator(OprHandle h) {
+    public OpDef ownOperator(OprHandle h) {
         Objects.requireNonNull(h, "op");
         if (!(h instanceof OpDef) || ((OpDef) h).owner() != engine) {
             throw new IllegalArgumentException("operator '" + h.name() + "' belongs to another engine; use operators made by this engine's newOperator()");
@@ -169,11 +171,4 @@ final class PushChecks {
         return (OpDef) h;
     }
 
-    /** @throws IllegalStateException if {@code v} was deleted, naming the op that tried to use it */
-    static void requireLive(Var v, String opName) {
-        if (v.isDeleted()) {
-            throw new IllegalStateException(v + " was deleted; it cannot be used by op '" + opName
-                    + "' (deleteVariable makes a variable unusable from the call on)");
-        }
-    }
 }

@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.device;
 
 import org.depengine.api.Context;
 import org.depengine.api.EngineException;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * into the failure of the op involved; nothing a plugin does may kill a worker or leave an op hanging.
  * Stateless; every method may be called from any thread.
  */
-public final class PluginGuard {
+final class PluginGuard {
     private static final Logger LOG = LoggerFactory.getLogger(PluginGuard.class);
 
     private PluginGuard() {

@@ -1,18 +1,19 @@
-package org.depengine.core;
+package org.depengine.core.device;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.device.Event;
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
 import org.depengine.api.device.StreamPolicy;
 import org.depengine.api.listen.OpListener;
-import org.depengine.core.tracker.Fencing;
+import org.depengine.core.tracker.FenceState;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.Var;
+import org.depengine.core.wait.Diagnostics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Launch.</b> A device op is <em>launched</em> when its function returns and its stream's policy
  * says the work is not done yet; the op completes when the policy reports it done. Where the engine
  * releases at launch, the op's variables are released at once and the op becomes a <em>fence</em>
- * (see {@link OpBlock} and {@link Fencing}; the variables' side is in {@link Var}).
+ * (see {@link FenceState}; the variables' side is in {@link Var}).
  *
  * <p><b>Waiting for fences.</b> Before an op released behind fences is dispatched, each fence still
  * running on the device is either left to stream order (same stream), turned into a device-side wait
@@ -34,17 +35,28 @@ import org.slf4j.LoggerFactory;
  * <p>Counters (see {@link org.depengine.api.EngineDiagnostics#counters()}): ops launched early, fences
  * left to stream order, device-side waits, host deferrals. Thread-safe.
  */
-final class DeviceOrdering {
+public final class DeviceOrdering {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceOrdering.class);
 
     private final Diagnostics diag;
-    final LongAdder launchedEarly = new LongAdder();
-    final LongAdder sameStreamStarts = new LongAdder();
-    final LongAdder deviceWaits = new LongAdder();
-    final LongAdder hostDeferrals = new LongAdder();
+    private final LongAdder launchedEarly = new LongAdder();
+    private final LongAdder sameStreamStarts = new LongAdder();
+    private final LongAdder deviceWaits = new LongAdder();
+    private final LongAdder hostDeferrals = new LongAdder();
 
-    DeviceOrdering(Diagnostics diag) {
+    /** The ordering of an engine whose in-flight ops {@code diag} registers. */
+    public DeviceOrdering(Diagnostics diag) {
         this.diag = diag;
+    }
+
+    /** Its counters, by the names {@link org.depengine.api.EngineDiagnostics#counters()} documents. */
+    public Map<String, Long> counters() {
+        Map<String, Long> c = new LinkedHashMap<>();
+        c.put("launchedEarly", launchedEarly.sum());
+        c.put("sameStreamStarts", sameStreamStarts.sum());
+        c.put("deviceWaits", deviceWaits.sum());
+        c.put("hostDeferrals", hostDeferrals.sum());
+        return c;
     }
 
     /**
@@ -54,7 +66,7 @@ final class DeviceOrdering {
      *
      * @return true if the op was deferred (it is dispatched again when the last of those fences is done)
      */
-    boolean deferredBehindFences(OpBlock op) {
+    public boolean deferredBehindFences(OpBlock op) {
         return op.deferBehindFences(canWaitOnDevice(op), hostDeferrals);
     }
 
@@ -72,9 +84,9 @@ final class DeviceOrdering {
      *
      * @throws org.depengine.api.EngineException if the device refuses the wait
      */
-    void waitOnDevice(OpBlock op, Stream stream) {
-        Fencing fencing = op.fencing();
-        OpBlock[] fences = fencing == null ? null : fencing.takeDeviceFences();
+    public void waitOnDevice(OpBlock op, Stream stream) {
+        FenceState fence = op.fence();
+        OpBlock[] fences = fence == null ? null : fence.takeDeviceFences();
         if (fences == null) {
             return;
         }
@@ -85,7 +97,7 @@ final class DeviceOrdering {
             if (f.startedStream() == stream) {
                 sameStreamStarts.increment(); // stream order is enough
             } else {
-                PluginGuard.waitFor(f.device().context(), stream, f.fencing().doneEvent());
+                PluginGuard.waitFor(f.device().context(), stream, f.fence().doneEvent());
                 deviceWaits.increment();
             }
         }
@@ -94,11 +106,8 @@ final class DeviceOrdering {
     /**
      * The function of a sync op returned: completes it if its stream's policy says its work is done on
      * return (always, for ops with no device), else {@linkplain #launched launches} it. Never throws.
-     *
-     * @return true if it completed the op and ended the caller's run with it ({@link OpBlock#completeEndingRun}):
-     *     the caller must not touch the op any more
      */
-    boolean returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
+    public void returned(OpBlock op, StreamKind kind, Stream stream, boolean releaseAtLaunch) {
         OpDevice device = op.device();
         StreamPolicy policy;
         boolean doneOnReturn;
@@ -106,28 +115,28 @@ final class DeviceOrdering {
             policy = device == null ? StreamPolicy.SYNCHRONOUS : device.policy(kind);
             doneOnReturn = device == null || PluginGuard.doneOnReturn(device.context(), policy);
         } catch (Throwable e) {
-            op.fail(e); // the plugin gave no usable policy: the op cannot tell when it is done
-            return false;
+            op.completeRun(e); // the plugin gave no usable policy: the op cannot tell when it is done
+            return;
         }
         if (doneOnReturn) {
-            op.completeEndingRun();
-            return true;
+            op.completeRun(null);
+            return;
         }
         launched(op, device, policy, stream, releaseAtLaunch);
-        return false;
     }
 
     /**
      * The function of a device op returned: its work is enqueued on {@code stream}, and the policy will
-     * say when it is done. Releases the variables now if {@code releaseAtLaunch} (user ops only).
-     * Never throws: a device that refuses the event or the completion hook fails the op.
+     * say when it is done. Releases the variables now if {@code releaseAtLaunch} (user ops only). From
+     * here on the op's completion is handed out: the device's report and a failed launch claim it
+     * ({@link OpBlock#claim}), and the one that wins completes it. Never throws: a device that refuses
+     * the event or the completion hook fails the op.
      */
     private void launched(OpBlock op, OpDevice device, StreamPolicy policy, Stream stream, boolean releaseAtLaunch) {
         OpListener l = op.listener();
         if (l != null) {
             l.launched(op, System.nanoTime());
         }
-        DeviceDone done = new DeviceDone(op, device, stream);
         try {
             boolean early = op.def().kind() == OpDef.Kind.USER && releaseAtLaunch;
             Event doneEvent = early && device.supportsStreamWait() ? PluginGuard.record(device.context(), stream) : null;
@@ -136,12 +145,12 @@ final class DeviceOrdering {
                 op.releaseAtLaunch(doneEvent);
                 launchedEarly.increment();
             }
-            PluginGuard.whenDone(device.context(), policy, stream, done);
+            PluginGuard.whenDone(device.context(), policy, stream, new DeviceDone(op, device, stream));
         } catch (Throwable e) {
             // The device refused the event or the completion hook: the op fails now rather than hanging,
             // unless the policy reported it done before throwing.
-            if (done.claim()) {
-                op.fail(e);
+            if (op.claim()) {
+                op.completeClaimed(e);
             } else {
                 LOG.warn("device op '{}' on {}: the plugin threw after reporting it done; ignored", op.name(),
                         device.context(), e);
@@ -150,60 +159,25 @@ final class DeviceOrdering {
     }
 
     /**
-     * The done report a device op's policy runs: the first run completes the op, a second is ignored
-     * (logged), so that a plugin calling back twice cannot complete an op twice.
+     * The done report a device op's policy runs: the report that claims the op completes it; another
+     * (a plugin calling back twice) finds it claimed and is logged, never completing an op twice. A
+     * block that was launched is never reused by a replay, so a late report cannot reach a later run.
      */
-    private static final class DeviceDone implements Runnable {
-        private static final VarHandle CLAIMED;
-
-        static {
-            try {
-                CLAIMED = MethodHandles.lookup().findVarHandle(DeviceDone.class, "claimed", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final OpBlock op;
-        private final OpDevice device;
-        private final Stream stream;
-        @SuppressWarnings("unused") // accessed through CLAIMED
-        private volatile boolean claimed;
-
-        DeviceDone(OpBlock op, OpDevice device, Stream stream) {
-            this.op = op;
-            this.device = device;
-            this.stream = stream;
-        }
-
-        /** True for the one caller that may complete the op. */
-        boolean claim() {
-            return CLAIMED.compareAndSet(this, false, true);
-        }
-
+    private record DeviceDone(OpBlock op, OpDevice device, Stream stream) implements Runnable {
         @Override
         public void run() {
-            if (!claim()) {
+            if (!op.claim()) {
                 PluginGuard.doneTwice(device, op.name());
                 return;
             }
-            deviceFinished(op, device, stream);
-        }
-    }
-
-    /** The policy says the device work of {@code op} is done (on a driver or worker thread). */
-    private static void deviceFinished(OpBlock op, OpDevice device, Stream stream) {
-        try {
-            Throwable asyncError = PluginGuard.takeAsyncError(device.context(), stream);
-            if (asyncError != null) {
-                op.fail(asyncError);
-            } else {
-                op.complete();
+            try {
+                // Claimed first: a second report must not take the stream's next async error.
+                op.completeClaimed(PluginGuard.takeAsyncError(device.context(), stream));
+            } catch (RuntimeException | Error e) {
+                // Runs on a driver thread that would swallow it: make an engine bug visible at least.
+                LOG.error("completing device op '{}' failed; ops depending on it may never run", op.name(), e);
+                throw e;
             }
-        } catch (RuntimeException | Error e) {
-            // Runs on a driver thread that would swallow it: make an engine bug visible at least.
-            LOG.error("completing device op '{}' failed; ops depending on it may never run", op.name(), e);
-            throw e;
         }
     }
 }

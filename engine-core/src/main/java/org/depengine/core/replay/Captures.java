@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.replay;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * must see its thread's pushes to other engines too, to refuse them. The check on every push is one
  * volatile read while no capture is open anywhere, and a thread-local read while one is.
  */
-final class Captures {
+public final class Captures {
     private static final ThreadLocal<CaptureSession> RECORDING = new ThreadLocal<>();
     /** Captures open in the JVM: zero on the push path of a program that never captures. */
     private static final AtomicInteger OPEN = new AtomicInteger();
@@ -16,7 +16,7 @@ final class Captures {
     }
 
     /** The capture the calling thread records, or null. */
-    static CaptureSession current() {
+    public static CaptureSession current() {
         return OPEN.get() == 0 ? null : RECORDING.get();
     }
 
@@ -40,7 +40,7 @@ final class Captures {
      *
      * @throws IllegalStateException naming the call and the capture, and what to do instead
      */
-    static void refuse(String call) {
+    public static void refuse(String call) {
         refuse(call, null);
     }
 
@@ -48,7 +48,7 @@ final class Captures {
      * As {@link #refuse(String)}, with {@code call} a {@link String#format} pattern over {@code arg},
      * formatted only for the refusal: the check costs what {@link #current()} costs.
      */
-    static void refuse(String call, Object arg) {
+    public static void refuse(String call, Object arg) {
         CaptureSession c = current();
         if (c != null) {
             String what = arg == null ? call : String.format(call, arg);

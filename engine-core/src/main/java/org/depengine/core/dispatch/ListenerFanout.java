@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.dispatch;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * first throw and detached from the engine at its {@value #DETACH_AFTER}th. Immutable: the engine
  * swaps in a new fan-out on add/remove; the per-listener record is shared between them.
  */
-final class ListenerFanout implements OpListener {
+public final class ListenerFanout implements OpListener {
     private static final Logger LOG = LoggerFactory.getLogger(ListenerFanout.class);
     /** Throws after which a listener is detached. */
     static final int DETACH_AFTER = 3;
@@ -34,7 +34,7 @@ final class ListenerFanout implements OpListener {
     final Entry[] entries;
     private final Consumer<OpListener> detach;
     /** Whether some listener overrides {@link OpListener#pushed}: if none does, a push reads no clock for it. */
-    final boolean wantsPushed;
+    public final boolean wantsPushed;
 
     /**
      * @param entries the listeners, in call order
@@ -56,7 +56,7 @@ final class ListenerFanout implements OpListener {
     }
 
     /** {@code current} (null: none) with {@code l} added last. */
-    static ListenerFanout with(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
+    public static ListenerFanout with(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
         Entry[] now = current == null ? new Entry[0] : current.entries;
         Entry[] next = Arrays.copyOf(now, now.length + 1);
         next[now.length] = new Entry(l);
@@ -64,7 +64,7 @@ final class ListenerFanout implements OpListener {
     }
 
     /** {@code current} (null: none) without {@code l}; null if none is left, {@code current} if it was not there. */
-    static ListenerFanout without(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
+    public static ListenerFanout without(ListenerFanout current, OpListener l, Consumer<OpListener> detach) {
         if (current == null) {
             return null;
         }

@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.wait;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +17,7 @@ import org.depengine.core.tracker.OpAccount;
  * current epoch (no op can enter it any more) and opens a new one; the sealed epoch is finished when
  * its count drops to zero. Waiting for a sealed epoch means waiting for it and every older epoch.
  */
-final class PendingOps {
+public final class PendingOps {
     /*
      * Implementation overview.
      *
@@ -67,7 +67,7 @@ final class PendingOps {
     }
 
     /** One epoch: a striped count of unfinished ops, frozen into one counter when sealed. */
-    static final class Epoch implements OpAccount {
+    public static final class Epoch implements OpAccount {
         // One line of padding before the first cell and after the last: the header and the neighbouring
         // objects are read by every thread, the cells written by one each.
         private final AtomicLongArray cells = new AtomicLongArray(FIRST + CELLS * PAD + PAD);
@@ -163,12 +163,12 @@ final class PendingOps {
     private volatile Epoch current = new Epoch(null);
 
     /** Counts a new op; returns the epoch it must {@link Epoch#exit()} when finished. */
-    Epoch enter() {
+    public Epoch enter() {
         return enter(1);
     }
 
     /** Counts {@code n} new ops at once (a replay's); each must {@link Epoch#exit()} the epoch returned when finished. */
-    Epoch enter(int n) {
+    public Epoch enter(int n) {
         while (true) {
             Epoch e = current;
             if (e.tryEnter(n)) {
@@ -179,7 +179,7 @@ final class PendingOps {
     }
 
     /** Seals the current epoch and opens a new one; returns the sealed epoch. */
-    synchronized Epoch seal() {
+    public synchronized Epoch seal() {
         Epoch old = current;
         current = new Epoch(old);
         old.seal();
@@ -188,7 +188,7 @@ final class PendingOps {
     }
 
     /** Ops not yet finished, over all epochs (approximate while pushes run). */
-    long pending() {
+    public long pending() {
         long n = 0;
         for (Epoch e = current; e != null; e = e.older) {
             n += e.pending();
@@ -197,7 +197,7 @@ final class PendingOps {
     }
 
     /** Waits until {@code sealed} and every older epoch are finished; false on timeout. */
-    static boolean await(Epoch sealed, long deadlineNanos) throws InterruptedException {
+    public static boolean await(Epoch sealed, long deadlineNanos) throws InterruptedException {
         for (Epoch e = sealed; e != null; e = e.older) {
             if (!e.await(deadlineNanos)) {
                 return false;
@@ -210,7 +210,7 @@ final class PendingOps {
      * Runs {@code r} once {@code sealed} and every older epoch are finished, without blocking: on this
      * thread if they already are, else on the thread that finishes the last of them.
      */
-    static void whenFinished(Epoch sealed, Runnable r) {
+    public static void whenFinished(Epoch sealed, Runnable r) {
         List<Epoch> open = new ArrayList<>();
         for (Epoch e = sealed; e != null; e = e.older) {
             if (!e.done) {

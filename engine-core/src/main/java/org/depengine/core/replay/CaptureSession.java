@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.replay;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +11,13 @@ import org.depengine.core.tracker.OpDef;
  * An open {@link Capture}: the ops its thread pushed to its engine so far, until it ends. The list is
  * the owner thread's alone; the graph, once made, is published through a volatile field.
  */
-final class CaptureSession implements Capture {
-    private final AbstractEngine engine;
+public final class CaptureSession implements Capture {
+    private final ReplayHost engine;
     private final Thread owner = Thread.currentThread();
     private final List<RecordedOp> ops = new ArrayList<>();
     private volatile RecordedGraph graph; // null while recording
 
-    private CaptureSession(AbstractEngine engine) {
+    private CaptureSession(ReplayHost engine) {
         this.engine = engine;
     }
 
@@ -26,7 +26,7 @@ final class CaptureSession implements Capture {
      *
      * @throws IllegalStateException if this thread records a capture already
      */
-    static CaptureSession open(AbstractEngine engine) {
+    public static CaptureSession open(ReplayHost engine) {
         Captures.refuse("capture() of engine '%s'", engine.name());
         CaptureSession c = new CaptureSession(engine);
         Captures.started(c);
@@ -38,9 +38,9 @@ final class CaptureSession implements Capture {
      *
      * @throws IllegalStateException if {@code to} is another engine than the captured one
      */
-    void record(AbstractEngine to, OpDef def, Context ctx, int priority, boolean profiling) {
+    public void record(ReplayHost to, OpDef def, Context ctx, int priority, boolean profiling) {
         if (to != engine) {
-            throw new IllegalStateException("op '" + (def.givenName() == null ? "<unnamed>" : def.givenName())
+            throw new IllegalStateException("op '" + RecordedGraph.label(def)
                     + "' was pushed to another engine ('" + to.name() + "') while this thread records " + this
                     + ": a graph replays on one engine. Push it after closing the capture, or capture it on its own engine");
         }
@@ -48,7 +48,7 @@ final class CaptureSession implements Capture {
     }
 
     /** Whether this capture records {@code e}'s pushes. */
-    boolean records(AbstractEngine e) {
+    public boolean records(ReplayHost e) {
         return e == engine;
     }
 

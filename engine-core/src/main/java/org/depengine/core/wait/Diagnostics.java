@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.wait;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -6,31 +6,30 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import org.depengine.api.EngineDiagnostics;
 import org.depengine.api.EngineDiagnostics.OpState;
 import org.depengine.api.EngineDiagnostics.PendingOp;
 import org.depengine.core.exec.EngineThread;
-import org.depengine.core.tracker.Fencing;
+import org.depengine.core.tracker.FenceState;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.Var;
 import org.depengine.core.tracker.VarSnapshot;
 
 /**
- * What an engine keeps so that {@link AbstractEngine#diagnostics()} can say what is pending without a
+ * What an engine keeps so that its {@code diagnostics()} can say what is pending without a
  * cost per op on the hot path: a weak registry of variables (every op that waits or holds a variable is
  * in that variable's queue), the ops that left their thread unfinished (async ops awaiting their
  * callback, device ops awaiting their device), and the threads blocked in waits. Running ops are found
  * from the engine's threads when a snapshot is taken.
  */
-final class Diagnostics {
-    private final AbstractEngine engine;
+public final class Diagnostics {
+    private final Object engine;
+    private final String name;
     private final Map<Var, Boolean> vars = Collections.synchronizedMap(new WeakHashMap<>());
     private final Set<OpBlock> inFlight = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Wait> waiters = new ConcurrentHashMap<>();
@@ -38,11 +37,14 @@ final class Diagnostics {
     private record Wait(String call, long since) {
     }
 
-    Diagnostics(AbstractEngine engine) {
+    /** The registry of {@code engine} (the owner of its threads), named {@code name}. */
+    public Diagnostics(Object engine, String name) {
         this.engine = engine;
+        this.name = name;
     }
 
-    Var track(Var v) {
+    /** Registers a new variable (weakly). */
+    public Var track(Var v) {
         vars.put(v, Boolean.TRUE);
         return v;
     }
@@ -51,7 +53,7 @@ final class Diagnostics {
      * The op's function returned and the op is not complete: it waits for a callback, or for its device
      * if {@code launched}.
      */
-    void inFlight(OpBlock op, boolean launched) {
+    public void inFlight(OpBlock op, boolean launched) {
         inFlight.add(op);
         if (!op.markInFlight(System.nanoTime(), launched)) {
             inFlight.remove(op); // it completed meanwhile, before the flag: its completion does not remove it
@@ -59,7 +61,7 @@ final class Diagnostics {
     }
 
     /** An in-flight op completed. */
-    void landed(OpBlock op) {
+    public void landed(OpBlock op) {
         inFlight.remove(op);
     }
 
@@ -71,7 +73,8 @@ final class Diagnostics {
         waiters.remove(Thread.currentThread());
     }
 
-    EngineDiagnostics snapshot(java.util.function.LongSupplier pendingCount, Map<String, Long> counters) {
+    /** What is pending now, with {@code counters}. */
+    public EngineDiagnostics snapshot(java.util.function.LongSupplier pendingCount, Map<String, Long> counters) {
         long now = System.nanoTime();
         Map<OpBlock, List<String>> found = new IdentityHashMap<>();
         Map<OpBlock, String> threads = new IdentityHashMap<>();
@@ -87,7 +90,7 @@ final class Diagnostics {
         }
         for (OpBlock op : inFlight) {
             found.putIfAbsent(op, new ArrayList<>());
-            Fencing f = op.fencing();
+            FenceState f = op.fence();
             if (f != null) {
                 for (OpBlock deferred : f.deferred()) { // released by their variables: in no queue any more
                     found.putIfAbsent(deferred, new ArrayList<>());
@@ -140,7 +143,7 @@ final class Diagnostics {
                     Duration.ofNanos(now - e.getValue().since())));
         }
         // Counted last: an op found in the walk was pushed before this read, so the count covers it.
-        return new EngineDiagnostics(engine.name(), Instant.now(), pendingCount.getAsLong(), ops, ws, counters);
+        return new EngineDiagnostics(name, Instant.now(), pendingCount.getAsLong(), ops, ws, counters);
     }
 
     private static String describe(OpBlock op) {
@@ -157,14 +160,4 @@ final class Diagnostics {
         return names.isEmpty() ? "" : ": " + String.join(", ", names);
     }
 
-    /** The counters, by the names {@link EngineDiagnostics#counters()} documents. */
-    static Map<String, Long> counters(DeviceOrdering o, LongAdder hangReports) {
-        Map<String, Long> c = new LinkedHashMap<>();
-        c.put("launchedEarly", o.launchedEarly.sum());
-        c.put("sameStreamStarts", o.sameStreamStarts.sum());
-        c.put("deviceWaits", o.deviceWaits.sum());
-        c.put("hostDeferrals", o.hostDeferrals.sum());
-        c.put("hangReports", hangReports.sum());
-        return c;
-    }
 }

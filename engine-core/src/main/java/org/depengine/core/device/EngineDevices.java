@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.device;
 
 import java.util.concurrent.ConcurrentHashMap;
 import org.depengine.api.Context;
@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * {@link Devices}) and closed with the engine (releasing it). Thread-safe; the lookup a push makes is
  * lock-free and, for a pusher that keeps pushing to the same context, one reference comparison.
  */
-final class EngineDevices {
+public final class EngineDevices {
     private static final Logger LOG = LoggerFactory.getLogger(EngineDevices.class);
 
     private final ConcurrentHashMap<Context, EngineDevice> devices = new ConcurrentHashMap<>();
@@ -25,7 +25,7 @@ final class EngineDevices {
      *
      * @throws RuntimeException whatever {@link Devices#acquire} throws for a context no device serves
      */
-    EngineDevice get(Context ctx) {
+    public EngineDevice get(Context ctx) {
         Last l = last;
         if (l != null && l.key == ctx) {
             return l.device; // a pusher usually pushes to the same Context instance again and again
@@ -40,7 +40,7 @@ final class EngineDevices {
     }
 
     /** Closes every device's shared streams and releases its device; called once, after the last op. */
-    void close() {
+    public void close() {
         for (EngineDevice s : devices.values()) {
             try {
                 s.close();

@@ -1,16 +1,17 @@
-package org.depengine.core;
+package org.depengine.core.wait;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.LongAdder;
-import org.depengine.api.Context;
 import org.depengine.api.EngineException;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
 import org.depengine.api.WaitTimeoutException;
-import org.depengine.api.spi.EngineConfig;
+import org.depengine.api.EngineDiagnostics;
+import org.depengine.core.CoreSettings;
+import org.depengine.core.exec.CurrentOp;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpBlock;
@@ -32,28 +33,46 @@ import org.slf4j.LoggerFactory;
  * (default 60000; 0 turns it off) logs the engine's diagnostics once, at
  * WARN, and goes on waiting.
  */
-final class Waits {
+public final class Waits {
     private static final Logger LOG = LoggerFactory.getLogger(Waits.class);
     private static final SyncFn NOTHING = ctx -> { };
+    private static final Var[] NO_VARS = new Var[0];
 
-    private final AbstractEngine engine;
+    private final Host engine;
     private final PendingOps pending;
     private final Diagnostics diag;
     private final int hangDoctorMs;
     private final FailureLedger failures;
-    /** How many times the hang doctor reported (see EngineDiagnostics#counters). */
-    final LongAdder hangReports = new LongAdder();
+    private final LongAdder hangReports = new LongAdder();
 
-    Waits(AbstractEngine engine, PendingOps pending, Diagnostics diag, FailureLedger failures, EngineConfig config) {
+    /** What the waits need of their engine. */
+    public interface Host {
+        /** The engine (the owner of its ops and threads, for the refusal of a wait inside one). */
+        Object owner();
+
+        /** The engine's name, for messages. */
+        String name();
+
+        /** Pushes an internal wait op ({@link OpDef.Kind#WAIT}: never skipped, run inline, awaited by its pusher). */
+        OpBlock submitWait(OpDef def);
+
+        /** The engine's diagnostics now (for timeouts and the hang doctor). */
+        EngineDiagnostics diagnostics();
+    }
+
+    /**
+     * @param hangDoctorMs {@link CoreSettings#HANG_DOCTOR_MS}: the hang doctor's threshold, 0 for none
+     */
+    public Waits(Host engine, PendingOps pending, Diagnostics diag, FailureLedger failures, int hangDoctorMs) {
         this.engine = engine;
         this.pending = pending;
         this.diag = diag;
         this.failures = failures;
-        this.hangDoctorMs = config.get(CoreSettings.HANG_DOCTOR_MS);
+        this.hangDoctorMs = hangDoctorMs;
     }
 
     /** The {@link System#nanoTime()} deadline {@code timeout} from now, saturated; never {@link Long#MAX_VALUE}. */
-    static long deadline(Duration timeout) {
+    public static long deadline(Duration timeout) {
         long now = System.nanoTime();
         long d;
         try {
@@ -70,13 +89,13 @@ final class Waits {
      * @param deadline a {@link System#nanoTime()} deadline, or {@link Long#MAX_VALUE} for none
      * @param timeout what the deadline was made from, for the message; null for none
      */
-    void waitForVar(Var v, long deadline, Duration timeout) {
-        PushChecks.requireLive(v, "waitForVar");
-        CurrentOp.refuseBlockingCall(engine, "waitForVar(" + v.name() + ")");
+    public void waitForVar(Var v, long deadline, Duration timeout) {
+        v.requireLive("waitForVar");
+        CurrentOp.refuseBlockingCall(engine.owner(), engine.name(), "waitForVar(" + v.name() + ")");
         if (v.hasPendingWrite()) {
-            OpDef def = new OpDef(engine, NOTHING, v.alone(), PushChecks.NO_VARS, FnProperty.NO_SKIP,
+            OpDef def = new OpDef(engine.owner(), NOTHING, v.alone(), NO_VARS, FnProperty.NO_SKIP,
                     "waitForVar(" + v.name() + ")", OpDef.Kind.WAIT);
-            OpBlock waitOp = engine.submit(def, Context.cpu(), 0, false);
+            OpBlock waitOp = engine.submitWait(def);
             boolean done;
             try {
                 done = awaitWatched("waitForVar(" + v + ")", waitOp::awaitFinished, deadline);
@@ -98,8 +117,8 @@ final class Waits {
     }
 
     /** Blocks until the ops pushed before now are finished, then throws the first unreported failure. */
-    void waitForAll(long deadline, Duration timeout) {
-        CurrentOp.refuseBlockingCall(engine, "waitForAll()");
+    public void waitForAll(long deadline, Duration timeout) {
+        CurrentOp.refuseBlockingCall(engine.owner(), engine.name(), "waitForAll()");
         PendingOps.Epoch sealed = pending.seal();
         boolean done;
         try {
@@ -123,7 +142,7 @@ final class Waits {
      *
      * @return whether the thread was interrupted meanwhile (the caller restores the status)
      */
-    boolean drainForClose() {
+    public boolean drainForClose() {
         boolean interrupted = false;
         PendingOps.Epoch sealed = pending.seal();
         while (true) {
@@ -143,7 +162,7 @@ final class Waits {
     }
 
     /** Waits for {@code latch} without giving up on an interrupt, restoring the status afterwards. */
-    static void awaitUninterruptibly(CountDownLatch latch) {
+    public static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {
@@ -159,20 +178,20 @@ final class Waits {
     }
 
     /** {@code waitForVar} without blocking: the future completes (off the engine's threads) when it would return. */
-    CompletableFuture<Void> whenReady(Var v) {
-        PushChecks.requireLive(v, "whenReady");
+    public CompletableFuture<Void> whenReady(Var v) {
+        v.requireLive("whenReady");
         CompletableFuture<Void> future = new CompletableFuture<>();
         // The same wake-up op as waitForVar's: it runs once the writers pushed before now completed,
         // inline on the thread that completed the last one; the failure check is waitForVar's too.
         SyncFn check = ctx -> completeOffEngine(future, reportedFailure(v));
-        OpDef def = new OpDef(engine, check, v.alone(), PushChecks.NO_VARS, FnProperty.NO_SKIP,
+        OpDef def = new OpDef(engine.owner(), check, v.alone(), NO_VARS, FnProperty.NO_SKIP,
                 "whenReady(" + v.name() + ")", OpDef.Kind.WAIT);
-        engine.submit(def, Context.cpu(), 0, false);
+        engine.submitWait(def);
         return future;
     }
 
     /** {@code waitForAll} without blocking. */
-    CompletableFuture<Void> whenAllDone() {
+    public CompletableFuture<Void> whenAllDone() {
         CompletableFuture<Void> future = new CompletableFuture<>();
         PendingOps.Epoch sealed = pending.seal();
         PendingOps.whenFinished(sealed, () -> completeOffEngine(future, firstUnreportedFailure()));
@@ -224,6 +243,11 @@ final class Waits {
                 future.completeExceptionally(failure);
             }
         });
+    }
+
+    /** How many times the hang doctor reported (see EngineDiagnostics#counters). */
+    public long hangReports() {
+        return hangReports.sum();
     }
 
     /** A blocking wait until a deadline; true when what it waits for happened. */

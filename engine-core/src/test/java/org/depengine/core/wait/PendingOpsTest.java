@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.wait;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

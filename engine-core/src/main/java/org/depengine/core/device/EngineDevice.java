@@ -1,4 +1,4 @@
-package org.depengine.core;
+package org.depengine.core.device;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -90,7 +90,7 @@ public final class EngineDevice {
      *
      * @throws org.depengine.api.EngineException if the plugin cannot make or bind it
      */
-    Stream boundSharedStream(StreamKind kind) {
+    public Stream boundSharedStream(StreamKind kind) {
         Stream s = sharedStream(kind);
         PluginGuard.bind(context, s);
         return s;
@@ -106,7 +106,8 @@ public final class EngineDevice {
     }
 
     /** This device as its ops carry it ({@code OpBlock.device()}). */
-    OpDevice forOps() {
+    @SuppressWarnings("exports") // the tracker is the engine modules' only
+    public OpDevice forOps() {
         return forOps;
     }
 

@@ -1,32 +1,42 @@
-package org.depengine.core;
+package org.depengine.core.dispatch;
 
 import org.depengine.api.device.Stream;
 import org.depengine.api.device.StreamKind;
+import java.util.function.BooleanSupplier;
 import org.depengine.api.listen.OpListener;
+import org.depengine.core.device.DeviceOrdering;
+import org.depengine.core.exec.CurrentOp;
 import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.SkipRule;
+import org.depengine.core.wait.Diagnostics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Running one ready op on the calling thread, the same for every engine: the stream it runs on, the
- * skip rule ({@link SkipRule}), the function, and what
- * its return or throw means. {@link AbstractEngine#run} and {@link AbstractEngine#refuse} delegate here.
+ * skip rule ({@link SkipRule}), the function, and what its return or throw means. The dispatcher's
+ * {@code run} and {@code refuse} delegate here.
  */
 final class OpExecution {
     private static final Logger LOG = LoggerFactory.getLogger(OpExecution.class);
 
-    private final AbstractEngine engine;
     private final DeviceOrdering ordering;
     private final Diagnostics diag;
+    private final BooleanSupplier shutdownNotified;
+    private final boolean releasesAtLaunch;
 
-    OpExecution(AbstractEngine engine, DeviceOrdering ordering, Diagnostics diag) {
-        this.engine = engine;
+    /**
+     * @param shutdownNotified whether the engine's {@code notifyShutdown} was called (the skip rule)
+     * @param releasesAtLaunch whether device ops release their variables at launch (the dispatch policy's)
+     */
+    OpExecution(DeviceOrdering ordering, Diagnostics diag, BooleanSupplier shutdownNotified, boolean releasesAtLaunch) {
         this.ordering = ordering;
         this.diag = diag;
+        this.shutdownNotified = shutdownNotified;
+        this.releasesAtLaunch = releasesAtLaunch;
     }
 
     /**
@@ -37,18 +47,14 @@ final class OpExecution {
      *     to the calling thread first)
      */
     void run(OpBlock op, Stream ownStream) {
-        boolean ended = false;
         try {
-            ended = runOnce(op, ownStream);
+            runOnce(op, ownStream);
         } finally {
-            if (!ended) {
-                op.endRun(); // last: a replay's block may be reused once it is finished too
-            }
+            op.endRun(); // last: a replay's block may be reused once it is finished too
         }
     }
 
-    /** Runs the op; true if its completion ended the run too ({@link OpBlock#completeEndingRun}). */
-    private boolean runOnce(OpBlock op, Stream ownStream) {
+    private void runOnce(OpBlock op, Stream ownStream) {
         OpDef def = op.def();
         OpListener l = op.listener();
         Stream stream = ownStream;
@@ -60,14 +66,14 @@ final class OpExecution {
             }
         } catch (Throwable e) {
             refuse(op, e);
-            return false;
+            return;
         }
         op.start(stream);
         if (l != null) {
             l.started(op, System.nanoTime());
         }
-        if (SkipRule.skipped(op, engine.shutdownNotified())) {
-            return false;
+        if (SkipRule.skipped(op, shutdownNotified.getAsBoolean())) {
+            return;
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
@@ -100,11 +106,10 @@ final class OpExecution {
         if (thrown != null) {
             fnThrew(op, thrown);
         } else if (def.isSync()) {
-            return ordering.returned(op, kind, stream, engine.releasesAtLaunch());
+            ordering.returned(op, kind, stream, releasesAtLaunch);
         } else if (!op.isCompleted()) {
             diag.inFlight(op, false); // the callback is still to come
         }
-        return false;
     }
 
     /**
@@ -113,20 +118,21 @@ final class OpExecution {
      */
     void refuse(OpBlock op, Throwable cause) {
         op.start(null);
-        if (!SkipRule.skipped(op, engine.shutdownNotified())) {
-            op.fail(cause);
+        if (!SkipRule.skipped(op, shutdownNotified.getAsBoolean())) {
+            op.completeRun(cause);
         }
     }
 
+    /**
+     * The op's function threw: a sync op fails (its runner alone completes it); an async op fails
+     * unless its callback completed it first (then the throw is logged and ignored).
+     */
     private static void fnThrew(OpBlock op, Throwable e) {
-        if (op.isCompleted()) {
-            LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
-            return;
-        }
-        try {
-            op.fail(e);
-        } catch (IllegalStateException raced) {
-            // Its callback completed it on another thread while the function was throwing.
+        if (op.def().isSync()) {
+            op.completeRun(e);
+        } else if (op.claim()) {
+            op.completeClaimed(e);
+        } else {
             LOG.warn("op '{}' threw after it had completed; the exception is ignored", op.name(), e);
         }
     }

@@ -1,16 +1,17 @@
-package org.depengine.core;
+package org.depengine.core.dispatch;
 
 import org.depengine.api.Context;
 import org.depengine.core.bulk.BulkHost;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpDef;
+import org.depengine.core.wait.FailureLedger;
 
 /** What an engine's bulks need of it: registering a merged op, checking a member's context, failures. */
 final class EngineBulkHost implements BulkHost {
-    private final AbstractEngine engine;
+    private final Dispatcher engine;
     private final FailureLedger failures;
 
-    EngineBulkHost(AbstractEngine engine, FailureLedger failures) {
+    EngineBulkHost(Dispatcher engine, FailureLedger failures) {
         this.engine = engine;
         this.failures = failures;
     }
