@@ -36,8 +36,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * runner completes an op only it can complete) the completing thread alone writes the word, so
  * FINISH_CLAIMED and FINISH_RUN are stores, not CAS. The fence stage only moves forward.
  *
- * <p>With {@code -Ddepengine.test.opTransitions=true} (engine-core's tests) every move is recorded
- * here, checked against its row, and counted, so that a test can show that the code takes only these
+ * <p>With {@code -Ddepengine.test.opTransitions=true} (engine-core's tests) every move is checked
+ * against its row as it is made (a move that is not its row throws {@link AssertionError}, failing the
+ * test or model check that made it) and counted, so that a test can show that the code takes only these
  * rows and takes every one of them; otherwise the recording is compiled away.
  */
 public enum OpTransition {
@@ -141,8 +142,10 @@ public enum OpTransition {
         static void add(OpTransition row, int before, int after) {
             COUNTS.incrementAndGet(row.ordinal());
             if (!row.matches(before, after)) {
-                MISMATCH.compareAndSet(null, row + " moved " + Integer.toBinaryString(before) + " to "
-                        + Integer.toBinaryString(after));
+                String what = row + " moved " + Integer.toBinaryString(before) + " to " + Integer.toBinaryString(after)
+                        + ", which is not that row of the table";
+                MISMATCH.compareAndSet(null, what);
+                throw new AssertionError(what); // fails the test (a model check's run) that made the move
             }
         }
     }
