@@ -108,6 +108,9 @@ public abstract class EngineConformance implements EngineUnderTest {
         @Nested
         class Replay extends ReplayConformance { }
 
+        @Nested
+        class WriteCount extends WriteCountConformance { }
+
         /** Only where {@link EngineSetup#threaded()}: see {@link CrossedConfigurations}. */
         @Nested
         class Threaded extends ThreadedConformance { }
