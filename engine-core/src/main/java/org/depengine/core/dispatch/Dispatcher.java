@@ -1,7 +1,6 @@
 package org.depengine.core.dispatch;
 
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.depengine.api.Context;
 import org.depengine.api.device.Stream;
 import org.depengine.api.listen.OpListener;
@@ -25,7 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An engine's way from push to run, the same for every engine: a push counts its op, makes its block,
+ * An engine's way from push to run, the same for every engine: a push counts its op (the count's one
+ * atomic add also numbers it: {@link PendingOps}), makes its block,
  * lets the dispatch policy route it, registers it on its variables and drops its guard; whoever takes
  * its latch to zero dispatches it (deferring it behind fences first, see {@link DeviceOrdering}), the
  * policy decides where it runs, and {@link OpExecution} runs it. Completion is the op's own
@@ -37,13 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class Dispatcher implements OpHost, ReplayHost {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
-    private static final int OP_ID = 8; // longs: 64 bytes
 
     private final Object owner;
     private final String name;
-    // The op-id counter at [OP_ID], a cache line away from anything else: every push increments it, and
-    // workers reading objects allocated next to a plain AtomicLong made the pusher wait for that line.
-    private final AtomicLongArray opIds = new AtomicLongArray(2 * OP_ID + 1);
     private final PendingOps pending = new PendingOps();
     private final Registration registration = new Registration();
     private final EngineDevices devices = new EngineDevices();
@@ -162,7 +158,11 @@ public final class Dispatcher implements OpHost, ReplayHost {
     public OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
         boolean wait = def.kind() == OpDef.Kind.WAIT;
         EngineDevice device = wait ? null : devices.get(ctx);
-        PendingOps.Epoch epoch = pending.enter();
+        PendingOps.Epoch epoch;
+        long id;
+        while ((id = (epoch = pending.current()).tryEnter(1)) < 0) {
+            Thread.onSpinWait(); // a seal is replacing the epoch right now
+        }
         ListenerFanout l = wait ? null : listener; // waits are not ops of the user's
         OpBlock op;
         try {
@@ -170,8 +170,7 @@ public final class Dispatcher implements OpHost, ReplayHost {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '" + label(def)
                         + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OpBlock(def, this, ctx, priority, profiling, opIds.incrementAndGet(OP_ID), l, epoch,
-                    device == null ? null : device.forOps());
+            op = new OpBlock(def, this, ctx, priority, profiling, id, l, epoch, device == null ? null : device.forOps());
             if (wait) {
                 op.expectWaiter(); // its caller waits for it
             }
@@ -280,8 +279,12 @@ public final class Dispatcher implements OpHost, ReplayHost {
 
     @Override
     public Entry enter(int n) {
-        PendingOps.Epoch epoch = pending.enter(n);
-        return new Entry(epoch, opIds.getAndAdd(OP_ID, n) + 1);
+        PendingOps.Epoch epoch;
+        long first;
+        while ((first = (epoch = pending.current()).tryEnter(n)) < 0) {
+            Thread.onSpinWait(); // a seal is replacing the epoch right now
+        }
+        return new Entry(epoch, first);
     }
 
     @Override

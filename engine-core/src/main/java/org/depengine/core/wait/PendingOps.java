@@ -21,26 +21,29 @@ public final class PendingOps {
     /*
      * Implementation overview.
      *
-     * While an epoch is open its count is striped: every thread adds to one cell (fixed for the thread's
-     * life), each cell on its own cache line, so that the pusher's +1 and the worker's -1 of the same op
-     * do not bounce one line between the cores on every op. A cell may go negative (a worker's cell
-     * collects the exits of ops entered on the pusher's cell). Engine threads take the upper half of the
-     * cells in turn ({@link EngineThread#countCell}); any other thread (a pusher) the lower half, by its
-     * identity hash: no thread-local lookup on the push path, and a pusher never shares a cell with a
-     * worker. Two threads sharing a cell is only slower: every update is atomic.
+     * Entries are counted on one counter per epoch, which also hands out the op ids: a push's one
+     * atomic add both counts its op (or a replay's ops) and numbers it, so ids increase in push order.
+     * Exits are striped: every thread subtracts from one cell (fixed for the thread's life), each cell on
+     * its own cache line, so that workers finishing ops do not bounce one line between the cores. A cell
+     * goes negative (it holds exits only). Engine threads take the upper half of the cells in turn
+     * ({@link EngineThread#countCell}); any other thread (a pusher running ops inline) the lower half, by
+     * its identity hash: no thread-local lookup, and a pusher never shares a cell with a worker. Two
+     * threads sharing a cell is only slower: every update is atomic.
      *
-     * Sealing freezes the cells and moves the count to one central counter, so that the exits after a
-     * seal cost one atomic add each too, with nothing to sum:
-     *   seal:   for each cell: v = getAndSet(cell, FROZEN); S += v.  Then remaining.addAndGet(S - GUARD).
-     *   enter:  v = cell.getAndAdd(n) (n = 1, or a replay's ops); if v is frozen: the epoch is sealed, try
-     *           the next one (the +n on a frozen cell is ignored).
+     * Sealing freezes the entries, then the cells, and moves the count to one central counter, so that
+     * the exits after a seal cost one atomic add each too, with nothing to sum:
+     *   seal:   E = getAndSet(entered, FROZEN); the next epoch's ids start after E; for each cell:
+     *           X += getAndSet(cell, FROZEN).  Then remaining.addAndGet(E + X - GUARD).
+     *   enter:  v = entered.getAndAdd(n) (n = 1, or a replay's ops); the ids are first + v ...; if v is
+     *           frozen the epoch is sealed: try the next one (the +n on a frozen counter is ignored).
      *   exit:   v = cell.getAndAdd(-1); if v is frozen: remaining.decrementAndGet().
      *   The epoch finishes when an update takes remaining to zero (exactly one does: see below).
-     * Every +1 and -1 on a cell before its freeze is in S (the RMWs on one cell are totally ordered);
-     * every one after it is an ignored entry or an exit counted in remaining. remaining starts at GUARD,
+     * Every entry before the freeze is in E, every later one retries in the next epoch; every exit on a
+     * cell before its freeze is in X (the RMWs on one cell are totally ordered), every one after it is
+     * counted in remaining. An op exits only after it entered, so E + X >= 0. remaining starts at GUARD,
      * far above any number of ops, so exits counted before the sealer's add cannot reach zero; after the
-     * add it equals S minus those exits, the true number of ops not yet exited, which only falls. So
-     * zero is reached once, when the last op has exited (or at the add itself, if none is left).
+     * add it equals the number of ops not yet exited, which only falls. So zero is reached once, when the
+     * last op has exited (or at the add itself, if none is left).
      */
     private static final int CELLS = cells();
     private static final int PAD = 8; // longs per cell: 64 bytes, one cache line
@@ -66,22 +69,31 @@ public final class PendingOps {
         return cellValue < FROZEN / 2;
     }
 
-    /** One epoch: a striped count of unfinished ops, frozen into one counter when sealed. */
+    /** One epoch: a count of unfinished ops (entries central, exits striped), frozen into one counter when sealed. */
     public static final class Epoch implements OpAccount {
         // One line of padding before the first cell and after the last: the header and the neighbouring
         // objects are read by every thread, the cells written by one each.
         private final AtomicLongArray cells = new AtomicLongArray(FIRST + CELLS * PAD + PAD);
+        // The entry counter at [PAD], a cache line away from anything else: every push adds to it.
+        private final AtomicLongArray entered = new AtomicLongArray(2 * PAD + 1);
         private final AtomicLong remaining = new AtomicLong(GUARD);
+        private final long firstId;
         private volatile Epoch older;
         private volatile boolean done;
         private List<Runnable> onFinish; // guarded by this; null when none
 
-        Epoch(Epoch older) {
+        Epoch(Epoch older, long firstId) {
             this.older = older;
+            this.firstId = firstId;
         }
 
-        boolean tryEnter(int n) {
-            return !frozen(cells.getAndAdd(cell(), n));
+        /**
+         * Enters {@code n} ops; returns the id of the first (the others follow it), or -1, entering
+         * nothing, if the epoch is sealed (enter the current one).
+         */
+        public long tryEnter(int n) {
+            long v = entered.getAndAdd(PAD, n);
+            return frozen(v) ? -1 : firstId + v;
         }
 
         @Override
@@ -91,9 +103,14 @@ public final class PendingOps {
             }
         }
 
-        /** Closes the epoch to new ops; once, by {@link PendingOps#seal()}. */
-        void seal() {
-            long count = 0;
+        /** Closes the epoch to new ops, first step: the entries; returns how many there were. Once, by {@link PendingOps#seal()}. */
+        long freezeEntries() {
+            return entered.getAndSet(PAD, FROZEN);
+        }
+
+        /** Second step, with the number of entries {@code freezeEntries} returned: moves the count to one counter. */
+        void freezeExits(long entries) {
+            long count = entries;
             for (int i = FIRST; i < FIRST + CELLS * PAD; i += PAD) {
                 count += cells.getAndSet(i, FROZEN);
             }
@@ -135,7 +152,8 @@ public final class PendingOps {
             if (r < GUARD / 2) {
                 return Math.max(0, r); // sealed: the central count
             }
-            long n = 0;
+            long in = entered.get(PAD);
+            long n = frozen(in) ? 0 : in;
             for (int i = FIRST; i < FIRST + CELLS * PAD; i += PAD) {
                 long v = cells.get(i);
                 n += frozen(v) ? 0 : v;
@@ -160,18 +178,23 @@ public final class PendingOps {
         }
     }
 
-    private volatile Epoch current = new Epoch(null);
+    private volatile Epoch current = new Epoch(null, 1);
 
-    /** Counts a new op; returns the epoch it must {@link Epoch#exit()} when finished. */
+    /** The epoch new ops enter ({@link Epoch#tryEnter}; retry on this when it returns -1). */
+    public Epoch current() {
+        return current;
+    }
+
+    /** Counts a new op; returns the epoch it must {@link Epoch#exit()} when finished (its id is dropped). */
     public Epoch enter() {
         return enter(1);
     }
 
-    /** Counts {@code n} new ops at once (a replay's); each must {@link Epoch#exit()} the epoch returned when finished. */
+    /** Counts {@code n} new ops at once; each must {@link Epoch#exit()} the epoch returned when finished. */
     public Epoch enter(int n) {
         while (true) {
             Epoch e = current;
-            if (e.tryEnter(n)) {
+            if (e.tryEnter(n) >= 0) {
                 return e;
             }
             Thread.onSpinWait(); // a seal is replacing the epoch right now
@@ -181,8 +204,9 @@ public final class PendingOps {
     /** Seals the current epoch and opens a new one; returns the sealed epoch. */
     public synchronized Epoch seal() {
         Epoch old = current;
-        current = new Epoch(old);
-        old.seal();
+        long entries = old.freezeEntries(); // pushes spin on the frozen epoch until the next is current
+        current = new Epoch(old, old.firstId + entries);
+        old.freezeExits(entries);
         pruneFinished(old);
         return old;
     }

@@ -47,6 +47,58 @@ class PendingOpsTest {
     }
 
     @Test
+    void theEntryNumbersTheOpsInOrderAcrossSeals() throws InterruptedException {
+        PendingOps p = new PendingOps();
+        int threads = 3;
+        int perThread = 20_000;
+        long[][] ids = new long[threads][perThread];
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> pushers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long[] mine = ids[t];
+            Thread th = new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < perThread; i++) {
+                    PendingOps.Epoch e;
+                    long id;
+                    int n = i % 7 == 0 ? 3 : 1; // now and then a replay's ops at once
+                    while ((id = (e = p.current()).tryEnter(n)) < 0) {
+                        Thread.onSpinWait();
+                    }
+                    mine[i] = id;
+                    for (int k = 0; k < n; k++) {
+                        e.exit();
+                    }
+                }
+            });
+            th.start();
+            pushers.add(th);
+        }
+        start.countDown();
+        while (pushers.stream().anyMatch(Thread::isAlive)) {
+            PendingOps.await(p.seal(), System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+        }
+        java.util.Set<Long> seen = new java.util.HashSet<>();
+        for (long[] mine : ids) {
+            for (int i = 0; i < perThread; i++) {
+                if (i > 0 && mine[i] <= mine[i - 1]) {
+                    throw new AssertionError("a thread's ids decreased: " + mine[i - 1] + ", then " + mine[i]);
+                }
+                int n = i % 7 == 0 ? 3 : 1;
+                for (int k = 0; k < n; k++) {
+                    assertTrue(seen.add(mine[i] + k), "id " + (mine[i] + k) + " handed out twice");
+                }
+            }
+        }
+        assertTrue(PendingOps.await(p.seal(), System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+        assertEquals(0, p.pending());
+    }
+
+    @Test
     void underConcurrentEntersExitsAndSealsNoWaitEndsBeforeItsOpsExited() throws InterruptedException {
         int pushers = 2;
         int exiters = 2;
