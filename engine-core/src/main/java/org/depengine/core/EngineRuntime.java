@@ -46,7 +46,15 @@ public final class EngineRuntime implements OpRunner {
      */
     @Override
     public void run(OpBlock op, Stream ownStream) {
-        dispatcher.run(op, ownStream);
+        dispatcher.run(op, ownStream, null);
+    }
+
+    /**
+     * As {@link #run}, on a thread that is not an engine's, whose current-op holder
+     * ({@link CurrentOp#otherThreadHolder()}) the caller keeps: no thread-local lookup per op.
+     */
+    public void run(OpBlock op, Stream ownStream, OpBlock[] currentOp) {
+        dispatcher.run(op, ownStream, currentOp);
     }
 
     /**

@@ -219,15 +219,20 @@ public final class Dispatcher implements OpHost, ReplayHost {
             l.ready(op, System.nanoTime());
         }
         if (op.def().kind() == OpDef.Kind.WAIT) {
-            run(op, null); // it only wakes a waiting thread: no worker needed
+            run(op, null, null); // it only wakes a waiting thread: no worker needed
             return;
         }
         policy.dispatch(op, onPusher);
     }
 
-    /** Runs a ready op on the calling thread ({@link OpExecution#run}). Never throws. */
-    public void run(OpBlock op, Stream ownStream) {
-        execution.run(op, ownStream);
+    /**
+     * Runs a ready op on the calling thread ({@link OpExecution#run}). Never throws.
+     *
+     * @param currentOp the calling thread's current-op holder ({@link CurrentOp#otherThreadHolder()})
+     *     if the caller has it at hand, else null (it is looked up)
+     */
+    public void run(OpBlock op, Stream ownStream, OpBlock[] currentOp) {
+        execution.run(op, ownStream, currentOp);
     }
 
     /** Fails (or skips) a ready op that cannot run for want of a stream ({@link OpExecution#refuse}). Never throws. */

@@ -45,16 +45,17 @@ final class OpExecution {
      *
      * @param ownStream the calling worker's stream, or null to use the device's shared stream (bound
      *     to the calling thread first)
+     * @param currentOp the calling thread's current-op holder if the caller keeps it, else null
      */
-    void run(OpBlock op, Stream ownStream) {
+    void run(OpBlock op, Stream ownStream, OpBlock[] currentOp) {
         try {
-            runOnce(op, ownStream);
+            runOnce(op, ownStream, currentOp);
         } finally {
             op.endRun(); // last: a replay's block may be reused once it is finished too
         }
     }
 
-    private void runOnce(OpBlock op, Stream ownStream) {
+    private void runOnce(OpBlock op, Stream ownStream, OpBlock[] currentOp) {
         OpDef def = op.def();
         OpListener l = op.listener();
         Stream stream = ownStream;
@@ -77,7 +78,7 @@ final class OpExecution {
         }
         Thread t = Thread.currentThread();
         EngineThread et = t instanceof EngineThread ? (EngineThread) t : null;
-        OpBlock[] holder = et != null ? null : CurrentOp.otherThreadHolder();
+        OpBlock[] holder = et != null ? null : currentOp != null ? currentOp : CurrentOp.otherThreadHolder();
         OpBlock outer;
         if (et != null) {
             outer = et.currentOp;

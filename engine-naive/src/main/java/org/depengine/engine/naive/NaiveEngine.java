@@ -6,6 +6,8 @@ import org.depengine.core.AbstractEngine;
 import org.depengine.core.DispatchPolicy;
 import org.depengine.core.EngineRuntime;
 import org.depengine.core.device.EngineDevice;
+import org.depengine.core.exec.CurrentOp;
+import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpRoute;
@@ -46,8 +48,12 @@ final class NaiveEngine extends AbstractEngine {
          */
         @Override
         public void route(OpBlock op, EngineDevice device) {
-            if (op.def().kind() != OpDef.Kind.WAIT && !runtime.insideOwnOp()) {
-                op.setRoute(trampoline.get());
+            if (op.def().kind() == OpDef.Kind.WAIT) {
+                return;
+            }
+            Trampoline t = trampoline.get(); // the push's one thread-local lookup
+            if (!t.insideOpOf(runtime.engine())) {
+                op.setRoute(t);
                 op.expectWaiter();
             }
         }
@@ -113,10 +119,10 @@ final class NaiveEngine extends AbstractEngine {
             }
             here.running = true;
             try {
-                runtime.run(op, null);
+                runtime.run(op, null, here.currentOp);
                 OpBlock next;
                 while ((next = queued.poll()) != null) {
-                    runtime.run(next, null);
+                    runtime.run(next, null, here.currentOp);
                 }
             } finally {
                 try {
@@ -125,7 +131,7 @@ final class NaiveEngine extends AbstractEngine {
                     OpBlock next;
                     while ((next = queued.poll()) != null) {
                         try {
-                            runtime.run(next, null);
+                            runtime.run(next, null, here.currentOp);
                         } catch (Throwable again) {
                             // keep draining; the first error is on its way out
                         }
@@ -145,9 +151,18 @@ final class NaiveEngine extends AbstractEngine {
      */
     private static final class Trampoline implements OpRoute {
         final Thread owner = Thread.currentThread(); // made by ThreadLocal.withInitial on its own thread
+        // The thread's current-op holder (null on an engine thread, which keeps its op itself): looked up
+        // once here instead of once per op.
+        final OpBlock[] currentOp = owner instanceof EngineThread ? null : CurrentOp.otherThreadHolder();
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
         private final ArrayDeque<OpBlock> handedBack = new ArrayDeque<>(); // guarded by this
+
+        /** Whether the owner thread is running an op of {@code engine} right now (a nested push). */
+        boolean insideOpOf(Object engine) {
+            OpBlock cur = currentOp != null ? currentOp[0] : ((EngineThread) owner).currentOp;
+            return cur != null && cur.def().owner() == engine;
+        }
 
         @Override
         public synchronized void submit(OpBlock op) {
