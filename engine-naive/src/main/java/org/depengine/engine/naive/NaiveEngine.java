@@ -37,6 +37,10 @@ final class NaiveEngine extends AbstractEngine {
     private static final class Policy implements DispatchPolicy {
         private final EngineRuntime runtime;
         private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(Trampoline::new);
+        // The trampoline looked up last, so that a thread pushing op after op (or a replay's ops) skips
+        // the thread-local lookup. Written and read without synchronization: a thread uses what it reads
+        // only if it made it itself (its owner), and a trampoline's final fields are safely published.
+        private Trampoline last;
 
         Policy(EngineRuntime runtime) {
             this.runtime = runtime;
@@ -51,7 +55,7 @@ final class NaiveEngine extends AbstractEngine {
             if (op.def().kind() == OpDef.Kind.WAIT) {
                 return;
             }
-            Trampoline t = trampoline.get(); // the push's one thread-local lookup
+            Trampoline t = here();
             if (!t.insideOpOf(runtime.engine())) {
                 op.setRoute(t);
                 op.expectWaiter();
@@ -70,7 +74,7 @@ final class NaiveEngine extends AbstractEngine {
             if (r instanceof Trampoline t && (onPusher || (t.owner == Thread.currentThread() && t.running))) {
                 runBounded(op, t); // the pusher thread is the route's
             } else if (onPusher || r == null) {
-                runBounded(op, trampoline.get());
+                runBounded(op, here());
             } else {
                 r.submit(op);
             }
@@ -105,6 +109,16 @@ final class NaiveEngine extends AbstractEngine {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /** The calling thread's trampoline. */
+        private Trampoline here() {
+            Trampoline t = last;
+            if (t == null || t.owner != Thread.currentThread()) {
+                t = trampoline.get();
+                last = t;
+            }
+            return t;
         }
 
         /**
