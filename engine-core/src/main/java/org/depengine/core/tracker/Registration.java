@@ -70,7 +70,7 @@ public final class Registration {
     Var register(OpBlock op, OpDef def) {
         if (def.varCount() <= 1 && def.kind() != OpDef.Kind.DELETE_VAR) {
             awaitNoneAlone();
-            return lockAndAppend(op, def);
+            return def.varCount() == 0 ? null : appendOne(op, def);
         }
         if (WORD.compareAndSet(word, AT, 0, ALONE)) {
             try {
@@ -230,6 +230,24 @@ public final class Registration {
             Thread.yield();
         }
         return spins + 1;
+    }
+
+    /** A one-variable op: checks and appends under that variable's lock (one step by itself). */
+    private static Var appendOne(OpBlock op, OpDef def) {
+        boolean write = def.reads().length == 0;
+        Var v = write ? def.writes()[0] : def.reads()[0];
+        int granted;
+        v.lock();
+        try {
+            if (v.isDeleted()) {
+                return v;
+            }
+            granted = write ? v.writeLocked(op, false) : v.readLocked(op);
+        } finally {
+            v.unlock();
+        }
+        op.granted(granted);
+        return null;
     }
 
     /** Alone: checks every variable for deletion, then appends to each under its own lock. */
