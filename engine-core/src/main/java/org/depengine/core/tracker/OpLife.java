@@ -85,7 +85,6 @@ abstract sealed class OpLife extends OpLatch permits OpBlock {
     private Outcome outcome;         // likewise
     private Stream stream;
     private Thread runner;           // the thread that started it; read racily by diagnostics only
-    private long inFlightSince;      // written before IN_FLIGHT is set, read after it is seen
     @SuppressWarnings("unused") // accessed through FENCE
     private volatile FenceState fence; // null unless the op takes part in release at launch
 
@@ -226,12 +225,11 @@ abstract sealed class OpLife extends OpLatch permits OpBlock {
 
     /**
      * RUNNING to RUNNING|IN_FLIGHT: the op's function returned before its completion (a callback, or
-     * device work if {@code launched}, is to come), and the caller put it in its in-flight registry at
-     * {@code sinceNanos}. True if flagged (the host's completion hook will see {@link #isInFlight()});
+     * device work if {@code launched}, is to come), and the caller put it in its in-flight registry
+     * (which keeps the time, so that no op carries a field for it). True if flagged (the host's completion hook will see {@link #isInFlight()});
      * false if the op was claimed already, and the caller must take it out of its registry itself.
      */
-    public boolean markInFlight(long sinceNanos, boolean launched) {
-        inFlightSince = sinceNanos; // published by the CAS
+    public boolean markInFlight(boolean launched) {
         int flags = launched ? IN_FLIGHT | LAUNCHED : IN_FLIGHT;
         int w = (int) STATE.getVolatile(this);
         while (true) {
@@ -258,7 +256,6 @@ abstract sealed class OpLife extends OpLatch permits OpBlock {
         outcome = null;
         stream = null;
         runner = null;
-        inFlightSince = 0;
         awaiter = null;
         waiter = null;
         STATE.setRelease(this, PENDING);
@@ -277,11 +274,6 @@ abstract sealed class OpLife extends OpLatch permits OpBlock {
     /** Whether the op was launched on a device: flagged in flight for device work ({@link #markInFlight} with {@code launched}). */
     public boolean wasLaunched() {
         return (word() & LAUNCHED) != 0;
-    }
-
-    /** When the op was flagged in flight ({@link System#nanoTime()}); valid once {@link #isInFlight()}. */
-    public long inFlightSince() {
-        return inFlightSince;
     }
 
     /** Whether the op has started (or completed). */

@@ -31,7 +31,7 @@ public final class Diagnostics {
     private final Object engine;
     private final String name;
     private final Map<Var, Boolean> vars = Collections.synchronizedMap(new WeakHashMap<>());
-    private final Set<OpBlock> inFlight = ConcurrentHashMap.newKeySet();
+    private final Map<OpBlock, Long> inFlight = new ConcurrentHashMap<>(); // op -> since (System.nanoTime())
     private final Map<Thread, Wait> waiters = new ConcurrentHashMap<>();
 
     private record Wait(String call, long since) {
@@ -54,8 +54,8 @@ public final class Diagnostics {
      * if {@code launched}.
      */
     public void inFlight(OpBlock op, boolean launched) {
-        inFlight.add(op);
-        if (!op.markInFlight(System.nanoTime(), launched)) {
+        inFlight.put(op, System.nanoTime());
+        if (!op.markInFlight(launched)) {
             inFlight.remove(op); // it completed meanwhile, before the flag: its completion does not remove it
         }
     }
@@ -88,7 +88,7 @@ public final class Diagnostics {
                 }
             }
         }
-        for (OpBlock op : inFlight) {
+        for (OpBlock op : inFlight.keySet()) {
             found.putIfAbsent(op, new ArrayList<>());
             FenceState f = op.fence();
             if (f != null) {
@@ -128,8 +128,8 @@ public final class Diagnostics {
                 continue;
             }
             OpState state = op.state();
-            Duration away = op.isInFlight() && (state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE)
-                    ? Duration.ofNanos(now - op.inFlightSince()) : null;
+            Long since = state == OpState.AWAITING_CALLBACK || state == OpState.ON_DEVICE ? inFlight.get(op) : null;
+            Duration away = since == null ? null : Duration.ofNanos(now - since);
             String thread = state != OpState.RUNNING ? null
                     : threads.getOrDefault(op, op.runner() == null ? null : op.runner().getName());
             List<String> why = state == OpState.WAITING ? e.getValue()

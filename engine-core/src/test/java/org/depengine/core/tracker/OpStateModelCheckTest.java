@@ -124,7 +124,7 @@ public class OpStateModelCheckTest {
         /** What {@code Diagnostics.inFlight} does: register, flag, and unregister if the op completed first. */
         void inFlight() {
             registry.add(op);
-            if (!op.markInFlight(1, false)) {
+            if (!op.markInFlight(false)) {
                 registry.remove(op);
                 removedByCaller.incrementAndGet();
             }
@@ -442,12 +442,11 @@ public class OpStateModelCheckTest {
     void theLifecycleOnlyMovesForwardWithinARun() {
         Fixture x = new Fixture();
         assertFalse(x.op.isCompleted() || x.op.isFinished(), "started only");
-        assertTrue(x.op.markInFlight(7, false));
-        assertEquals(7, x.op.inFlightSince());
+        assertTrue(x.op.markInFlight(false));
         x.op.complete();
         assertTrue(x.op.isInFlight() && x.op.isFinished(), "the flag outlives completion");
         assertEquals(1, x.exits.get(), "the completion left the pending count");
-        assertFalse(x.op.markInFlight(8, false), "too late");
+        assertFalse(x.op.markInFlight(false), "too late");
         assertFalse(x.deviceReport(), "a second completer is refused");
         IllegalStateException second = assertThrows(IllegalStateException.class, () -> x.op.fail(ERROR));
         assertEquals(SECOND_FAIL, second.getMessage());
