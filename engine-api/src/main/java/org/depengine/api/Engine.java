@@ -41,7 +41,9 @@ import org.depengine.api.spi.EngineConfig;
  *   throwable, the same instance; the message names the failed op) when the variable carries a
  *   failure; {@link #waitForAll} throws for the first failure since the last {@code waitForAll}. A
  *   failure is reported once: when rethrown it is cleared on every variable it was attached to.</li>
- *   <li><b>Versions.</b> {@link VarHandle#version()} counts completed writes, skipped ones included.</li>
+ *   <li><b>Write counts.</b> {@link VarHandle#version()} counts every completed write exactly once,
+ *   failed and skipped ones included, through bulks and replays too: a contract others may build on
+ *   (its Javadoc lists the cases).</li>
  *   <li><b>Without blocking.</b> {@link #whenReady} and {@link #whenAllDone} are the waits as
  *   {@link CompletableFuture}s: they cover the same ops, fail with the same {@link EngineException}, and
  *   report each failure once with the waits. They never block, so they are the way to chain host work

@@ -109,6 +109,9 @@ public abstract class EngineConformance implements EngineUnderTest {
         class Replay extends ReplayConformance { }
 
         @Nested
+        class WriteCount extends WriteCountConformance { }
+
+        @Nested
         class Metrics extends MetricsConformance { }
 
         /** Only where {@link EngineSetup#threaded()}: see {@link CrossedConfigurations}. */

@@ -272,11 +272,7 @@ public abstract class ReliabilityConformance extends EngineTestBase {
         }
         List<String> kept = refs.stream().map(java.lang.ref.Reference::get).filter(t -> t != null).map(Throwable::getMessage)
                 .toList();
-        // Ops on an async device: one failure was seen, intermittently, still reachable after the 20 s (on
-        // perdevice, released at launch, with a listener); its path is not yet known. A failure the engine
-        // keeps for good shows up as all 1,000, so the bound of one still catches that.
-        int allowed = opContext().deviceType().equals(Context.cpu().deviceType()) ? 0 : 1;
-        assertTrue(kept.size() <= allowed, kept.size() + " of 1000 failures already reported by waitForVar are still "
-                + "reachable after " + SHORT + " (at most " + allowed + " allowed here): " + kept);
+        assertTrue(kept.isEmpty(), kept.size() + " of 1000 failures already reported by waitForVar are still "
+                + "reachable after " + SHORT + ": " + kept);
     }
 }

@@ -349,6 +349,9 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
                     } else {
                         runChain(op, stream);
                     }
+                    // A worker parked in take() must not keep its last op (and its failure, its closure)
+                    // reachable: an interpreted frame's stale local is a GC root.
+                    op = null;
                 }
             } catch (Throwable t) {
                 // Runner failures are contained per op; reaching here is an engine bug.
@@ -364,8 +367,8 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
             }
         }
 
-        private void runChain(OpBlock first, Stream stream) {
-            OpBlock op = first;
+        /** Runs {@code op}, then the successors it keeps handing this worker ({@link #next}). */
+        private void runChain(OpBlock op, Stream stream) {
             int budget = LOCAL_RUN_BUDGET;
             RUNNING.setOpaque(this, true);
             try {

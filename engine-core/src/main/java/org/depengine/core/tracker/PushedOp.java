@@ -10,17 +10,17 @@ import org.depengine.api.listen.OpInfo;
 import org.depengine.api.listen.OpListener;
 
 /**
- * What a push fixes about one run of an op, before it is registered: its definition, context,
- * priority, id and listener, the pending-op count it entered, its device, and the engine's route. It
- * is also the queue node ({@link QueueNode}) of the op's first registration that needs one.
- * {@link OpBlock} adds the run's lifecycle; this part never changes once the op is registered.
+ * The first part of an op ({@link OpBlock}): what its push fixes before it is registered. Its
+ * definition, context, priority, id and listener, the pending-op count it entered, its device, the
+ * engine's route, and, for an op of a graph's replay, its {@linkplain ReplaySlot replay slot}. It is
+ * also the queue node ({@link QueueNode}) of the op's first registration that needs one.
  *
- * <p>Thread-safety: every field is set on the pusher thread before registration and not changed
- * while the op is pushed; the registration and the op's wait counter publish them to the thread that
- * dispatches the op. Only a replay's block, once retired, is pushed again ({@link #repush}): its id,
- * listener, pending count, route and replay number are then set anew, by the next replaying thread.
+ * <p>Thread-safety: every field is set on the pusher thread before registration and not changed while
+ * the op is pushed; the registration and the op's readiness latch publish them to the thread that
+ * dispatches it. Only a replay's retired block is pushed again ({@link #repush}), by the one replay that
+ * took it.
  */
-abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo permits OpBlock {
+abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo permits OpLatch {
     final OpDef def;
     final Context ctx;
     final int priority;
@@ -29,12 +29,9 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
     OpListener listener;
     private OpAccount account;
     private final OpDevice device;
-    private OpRoute route; // set once before registration, see setRoute
-    private Object replayOf; // the graph whose replay pushed this op, or null; set once before registration
-    private long replay;     // that replay's number, from 1
-    private boolean nodeUsed; // pusher only: whether the op is already its own queue node (QueueNode)
-    private QueueNode.ExtraWrite[] spareNodes; // a replay's block: its other queue nodes (each fit for a read or a write), made once; else null
-    private int spareUsed;    // pusher only: how many of spareNodes this push used
+    private OpRoute route;    // set once before registration, see setRoute
+    ReplaySlot slot;          // a replay's op: its place in the graph's block pool; else null
+    private boolean nodeUsed; // pusher only: whether the op is already its own queue node
 
     PushedOp(OpDef def, Context ctx, int priority, boolean profiling, long id, OpListener listener,
              OpAccount account, OpDevice device) {
@@ -50,12 +47,12 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
 
     /**
      * The queue node for one read registration of this op (under that variable's lock, on the pusher):
-     * the op itself the first time, a new node after that.
+     * the op itself the first time, then another node (a replay's slot keeps its own, made once).
      */
     QueueNode readNode() {
         QueueNode n;
         if (nodeUsed) {
-            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.ExtraRead(op());
+            n = slot != null ? slot.spareNode() : new QueueNode.ExtraRead(op());
         } else {
             nodeUsed = true;
             n = this;
@@ -72,7 +69,7 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
     QueueNode.Writable writeNode() {
         QueueNode.Writable n;
         if (nodeUsed) {
-            n = spareNodes != null ? spareNodes[spareUsed++] : new QueueNode.ExtraWrite(op());
+            n = slot != null ? slot.spareNode() : new QueueNode.ExtraWrite(op());
         } else {
             nodeUsed = true;
             n = this;
@@ -84,19 +81,8 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
     }
 
     /**
-     * Gives a replay's block {@code n} queue nodes besides itself, made once and used by each of its
-     * pushes (an op is queued at most once per registered access). Pusher thread, before registration.
-     */
-    void keepSpareNodes(int n) {
-        spareNodes = new QueueNode.ExtraWrite[n];
-        for (int i = 0; i < n; i++) {
-            spareNodes[i] = new QueueNode.ExtraWrite(op());
-        }
-    }
-
-    /**
-     * Readies a retired replay's block for its next push (see {@link OpBlock#reuse}): every node it used
-     * has left its variable's queue, and nobody else holds the block. Pusher thread, before registration.
+     * Readies a retired replay's block for its next push: every node it used has left its variable's
+     * queue, and nobody else holds the block. Pusher thread, before registration.
      */
     void repush(long newId, OpListener newListener, OpAccount newAccount) {
         id = newId;
@@ -104,12 +90,11 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
         account = newAccount;
         route = null;
         nodeUsed = false;
-        spareUsed = 0;
     }
 
     @Override
     final OpBlock op() {
-        return (OpBlock) this; // the only subclass
+        return (OpBlock) this; // the only concrete subclass
     }
 
     /** The op's definition. */
@@ -134,7 +119,7 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
 
     /**
      * Sets where the op goes when it becomes ready on a thread that does not run it. Once, by the
-     * engine's {@code prepare}, on the pusher thread, before registration.
+     * engine's dispatch policy, on the pusher thread, before registration.
      *
      * @throws IllegalStateException if a route was set already
      */
@@ -145,23 +130,20 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
         route = r;
     }
 
-    /**
-     * Marks the op as pushed by replay number {@code n} (from 1) of {@code graph}. On the pusher thread,
-     * before registration (published as the route is); again at each reuse of a replay's block.
-     */
-    public void setReplay(Object graph, long n) {
-        replayOf = graph;
-        replay = n;
+    /** The route the engine set before registration, or null if it set none. */
+    public OpRoute route() {
+        return route;
+    }
+
+    /** The op's replay slot, or null for an op pushed on its own. */
+    public ReplaySlot slot() {
+        return slot;
     }
 
     /** The graph whose replay pushed this op, or null for an op pushed on its own. */
     public Object replayOf() {
-        return replayOf;
-    }
-
-    /** The route the engine set before registration, or null if it set none. */
-    public OpRoute route() {
-        return route;
+        ReplaySlot s = slot;
+        return s == null ? null : s.graph();
     }
 
     @Override
@@ -213,11 +195,12 @@ abstract sealed class PushedOp extends QueueNode.Writable implements OpInfo perm
     /** The op's own arguments, and for a replayed op the replay's number as {@code "replay"} (a map made per call). */
     @Override
     public Map<String, Object> args() {
-        if (replayOf == null) {
+        ReplaySlot s = slot;
+        if (s == null) {
             return def.args();
         }
         Map<String, Object> withReplay = new LinkedHashMap<>(def.args());
-        withReplay.put("replay", replay);
+        withReplay.put("replay", s.replay());
         return Collections.unmodifiableMap(withReplay);
     }
 

@@ -70,7 +70,7 @@ public final class Registration {
     Var register(OpBlock op, OpDef def) {
         if (def.varCount() <= 1 && def.kind() != OpDef.Kind.DELETE_VAR) {
             awaitNoneAlone();
-            return lockAndAppend(op, def);
+            return def.varCount() == 0 ? null : appendOne(op, def);
         }
         if (WORD.compareAndSet(word, AT, 0, ALONE)) {
             try {
@@ -91,35 +91,37 @@ public final class Registration {
      * Registers the ops of one replay ({@link OpBlock#linkReplay}), as one step with respect to every
      * other push. One step matters here: a push appended between the graph's first and last access of
      * a variable would run beside the accesses in between, which are not on the queue. If a variable
-     * was deleted nothing is registered and every op is cancelled ({@link OpBlock#cancelReplay}).
+     * was deleted nothing is registered and every op is cancelled ({@link OpLatch#cancelReplay}).
      *
      * <p>Alone (no other multi-variable push registering, the usual case), the replay takes the word
      * as an alone push does, checks its variables for deletion, then appends each variable's accesses
-     * ({@code regs}) under that variable's lock alone, all of them in one hold: workers completing
-     * earlier ops wait for one variable's appends at most, not for the whole replay. The alone
-     * argument of the class overview holds for the replay as one op, since each of its variables gets
-     * all its appends at once. Together, it locks every variable of the graph in ascending
-     * {@link Var#lockOrder()}, checks them, appends op by op, then unlocks (two-phase locking, as a
-     * multi-variable push together does).
+     * under that variable's lock alone, all of them in one hold: workers completing earlier ops wait
+     * for one variable's appends at most, not for the whole replay. The alone argument of the class
+     * overview holds for the replay as one op, since each of its variables gets all its appends at
+     * once. Together, it locks every variable of the graph in ascending {@link Var#lockOrder()}, checks
+     * them, appends op by op, then unlocks (as a multi-variable push together does).
      *
+     * @param ops the replay's ops, in graph order, each linked to its slot
+     * @param vars every variable the graph uses, once, in ascending {@link Var#lockOrder()}
+     * @param accesses per variable of {@code vars}: its registered accesses in graph order, each the
+     *     op's index times 2, plus 1 for a write
      * @return null, or the deleted variable that refused the replay
      */
-    public Var registerReplay(OpBlock[] ops, ReplayRegistrations regs) {
+    public Var registerReplay(OpBlock[] ops, Var[] vars, int[][] accesses) {
         if (WORD.compareAndSet(word, AT, 0, ALONE)) {
             try {
-                return replayAlone(ops, regs);
+                return replayAlone(ops, vars, accesses);
             } finally {
                 WORD.setRelease(word, AT, 0);
             }
         }
-        Var[] lockOrder = regs.vars;
         joinTogether();
         try {
-            for (Var v : lockOrder) {
+            for (Var v : vars) {
                 v.lock();
             }
             try {
-                Var deleted = refuseIfDeleted(ops, lockOrder);
+                Var deleted = refuseIfDeleted(ops, vars);
                 if (deleted != null) {
                     return deleted;
                 }
@@ -127,7 +129,7 @@ public final class Registration {
                     appendReplayed(op);
                 }
             } finally {
-                for (Var v : lockOrder) {
+                for (Var v : vars) {
                     v.unlock();
                 }
             }
@@ -138,8 +140,7 @@ public final class Registration {
     }
 
     /** Alone: checks every variable for deletion, then appends each variable's accesses in one hold of its lock. */
-    private static Var replayAlone(OpBlock[] ops, ReplayRegistrations regs) {
-        Var[] vars = regs.vars;
+    private static Var replayAlone(OpBlock[] ops, Var[] vars, int[][] accesses) {
         Var deleted = refuseIfDeleted(ops, vars);
         if (deleted != null) {
             return deleted;
@@ -148,7 +149,7 @@ public final class Registration {
             Var v = vars[k];
             v.lock();
             try {
-                for (int a : regs.accesses[k]) {
+                for (int a : accesses[k]) {
                     OpBlock op = ops[a >>> 1];
                     op.granted((a & 1) != 0 ? v.writeLocked(op, false) : v.readLocked(op));
                 }
@@ -180,17 +181,17 @@ public final class Registration {
     /** Under the locks of all its variables: appends a replayed op's registered accesses. */
     private static void appendReplayed(OpBlock op) {
         OpDef def = op.def();
-        ReplayLinks links = op.links();
+        ReplaySlot slot = op.slot();
         Var[] reads = def.reads();
         Var[] writes = def.writes();
         int granted = 0;
         for (int i = 0; i < reads.length; i++) {
-            if (!links.skipped(i)) {
+            if (slot.registers(i)) {
                 granted += reads[i].readLocked(op);
             }
         }
         for (int i = 0; i < writes.length; i++) {
-            if (!links.skipped(reads.length + i)) {
+            if (slot.registers(reads.length + i)) {
                 granted += writes[i].writeLocked(op, false);
             }
         }
@@ -229,6 +230,24 @@ public final class Registration {
             Thread.yield();
         }
         return spins + 1;
+    }
+
+    /** A one-variable op: checks and appends under that variable's lock (one step by itself). */
+    private static Var appendOne(OpBlock op, OpDef def) {
+        boolean write = def.reads().length == 0;
+        Var v = write ? def.writes()[0] : def.reads()[0];
+        int granted;
+        v.lock();
+        try {
+            if (v.isDeleted()) {
+                return v;
+            }
+            granted = write ? v.writeLocked(op, false) : v.readLocked(op);
+        } finally {
+            v.unlock();
+        }
+        op.granted(granted);
+        return null;
     }
 
     /** Alone: checks every variable for deletion, then appends to each under its own lock. */

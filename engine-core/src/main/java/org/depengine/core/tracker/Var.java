@@ -14,9 +14,10 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Thread-safety: all methods may be called from any thread. The appends of one op to all its
  * variables must happen as one step with respect to other ops' appends, or two concurrent pushes could
- * each hold a read the other's write waits for: {@link OpBlock#register()} takes the locks of all the
- * op's variables, in the global order of {@link #lockOrder()}, before appending to any of them (two-phase
- * locking, see {@link Registration}). Completions take one variable's lock at a time.
+ * each hold a read the other's write waits for: {@link Registration} makes them one (usually by keeping
+ * other multi-variable pushes out while the op appends to each variable under that variable's lock
+ * alone; with several pushing threads, by holding all the op's locks at once, taken in the global order
+ * of {@link #lockOrder()} when contended). Completions take one variable's lock at a time.
  */
 public final class Var implements org.depengine.api.VarHandle {
     /*
@@ -54,7 +55,7 @@ public final class Var implements org.depengine.api.VarHandle {
      *                  the next write, if any, becomes pendingWrite and is released at once if no reads
      *                  came between; the FIFO empties if nothing follows.
      *
-     * Releasing (decrementing an op's wait counter, which may dispatch it) happens after the lock is
+     * Releasing (counting down an op's latch, which may dispatch it) happens after the lock is
      * released: a detached run of nodes is walked outside the lock. Nodes leave the FIFO when released and
      * are never linked again, so nobody else writes their next pointers after detachment, except that
      * the tail's next is written by an append - and a detached run never contains the tail of the live
@@ -62,9 +63,9 @@ public final class Var implements org.depengine.api.VarHandle {
      * pointer is cleared when it leaves the FIFO, so that a finished op (the first node of an op is the
      * op itself, see QueueNode) does not keep the ops queued after it reachable.
      *
-     * Registration (see Registration): every variable of the op is locked (lockOrder, ascending), then
-     * readLocked / writeLocked append and return whether the op may go at once; the op drops all those
-     * grants and its push guard with one counter update afterwards.
+     * Registration (see Registration, which decides which locks are held while): readLocked /
+     * writeLocked append under this variable's lock and return whether the op may go at once; the op
+     * drops all those grants and its push guard with one update of its latch afterwards.
      *
      * Failures: completeWrite attaches the writer's failure (its own, or one it took over when skipped)
      * to the variable before releasing the successors, so they see it when they start. Reported
@@ -73,7 +74,7 @@ public final class Var implements org.depengine.api.VarHandle {
      * Deletion: deleted is set, under the lock, by the append of the deleting write; later appends
      * refuse, so nothing queues behind a deletion.
      *
-     * Fences (release at launch, see OpBlock): an op that completes its access at launch may still be
+     * Fences (release at launch, see FenceState): an op that completes its access at launch may still be
      * using the variable on a device. The variable remembers such ops until they complete, in a
      * VarFences made at the first one (guarded by the lock; null, one null check, with no device ops),
      * and hands each op it releases the fences that op must respect.
@@ -149,6 +150,19 @@ public final class Var implements org.depengine.api.VarHandle {
     /** Whether a deletion has been appended. */
     public boolean isDeleted() {
         return deleted;
+    }
+
+    /**
+     * Refuses a use of this variable once a deletion was registered.
+     *
+     * @param user the op (or call) that tried to use it, for the message
+     * @throws IllegalStateException naming the variable and the user
+     */
+    public void requireLive(String user) {
+        if (deleted) {
+            throw new IllegalStateException(this + " was deleted; it cannot be used by op '" + user
+                    + "' (deleteVariable makes a variable unusable from the call on)");
+        }
     }
 
     /** A one-element array of this variable, shared by the ops that list only it (do not modify): no copy per push. */

@@ -3,13 +3,15 @@ package org.depengine.core.tracker;
 import java.util.Arrays;
 
 /**
- * A variable's memory of release at launch (see {@link OpBlock}): the ops that completed their access
- * to it at launch and may still be using it on a device, until they complete. Allocated by the
+ * A variable's memory of release at launch (see {@link FenceState}): the ops that completed their
+ * access to it at launch and may still be using it on a device, until they complete. Allocated by the
  * variable at the first such op; a variable no device op touches has none.
  *
  * <ul>
- *   <li>{@code writer}: the last write that completed at launch (or null); reset by every write's
- *   completion;</li>
+ *   <li>{@code writer}: the last write that completed at launch (or null). Replaced by the next write
+ *   completed at launch; dropped once its device work is done (seen done by any method here, or told by
+ *   its completion, {@link #forget}). A write completed on the host does not drop it: its successors
+ *   must still respect it ({@link #prune} keeps a writer that is still a fence);</li>
  *   <li>{@code readers}: the reads that completed at launch since that write.</li>
  * </ul>
  * Every op the variable releases receives the fences it conflicts with: a read gets the writer, a

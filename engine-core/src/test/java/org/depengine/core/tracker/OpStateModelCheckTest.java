@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.depengine.api.AsyncFn;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
@@ -26,26 +27,30 @@ import org.jetbrains.lincheck.datastructures.Validate;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck: the transitions of {@link OpBlock}'s state word (see its implementation overview), on one
- * started op, as the engine drives them from several threads at once:
+ * Lincheck: the completion core of an op ({@link OpLife}: its state word, the rows of
+ * {@link OpTransition}), on one started async op whose completion was handed out, as the engine drives
+ * it from several threads at once:
  * <ul>
- *   <li>completions racing ({@link OpBlock#complete()}, {@link OpBlock#fail(Throwable)},
- *   {@link OpBlock#skip(Failure)}): exactly one wins, every other throws
- *   {@link IllegalStateException} with its message; the host completes the op once, leaves its pending
- *   count once and finishes it;</li>
+ *   <li>completions racing (the op's callback, {@link OpBlock#complete()} and {@link OpBlock#fail},
+ *   and a device's done report, {@link OpBlock#claim()} then {@link OpBlock#completeClaimed}): exactly
+ *   one wins; a losing callback throws {@link IllegalStateException} with its message, a losing report
+ *   gets {@code false}; the host completes the op once, leaves its pending count once and finishes
+ *   it;</li>
  *   <li>the in-flight flag against completion, with the registry protocol of the engine's diagnostics
- *   ({@code Diagnostics.inFlight} and the host's completion hook, {@code AbstractEngine.completed}): the op is taken out of the
- *   registry exactly once if it completes, and stays in it if not;</li>
+ *   ({@code Diagnostics.inFlight} and the host's completion hook): the op is taken out of the registry
+ *   exactly once if it completes, and stays in it if not;</li>
  *   <li>the queries are monotonic: a thread that saw a later phase never sees an earlier one;</li>
  *   <li>{@link OpBlock#awaitFinished} against the completing host, its in-flight flag and a racing
  *   second completion (the general-purpose model checker, {@link Lincheck#runConcurrentTest}): the
- *   waiter returns only once the op is finished, and everything above still holds with it parked.</li>
+ *   awaiter returns only once the op is finished, and everything above still holds with it parked.</li>
  * </ul>
- * What this cannot show: Lincheck lets a park return at any time (the JDK allows spurious wake-ups), so
- * a lost wake-up would not hang here (a seeded one, finishing reading the waiter before its CAS,
- * passed). That the waiter is always woken rests on the protocol in OpBlock's implementation overview.
- * The completion and in-flight checks do have teeth: a check-then-set completion and a flag set after
- * completion both fail {@link #modelChecking()}.
+ * The runner's own completions (an op whose completion it never handed out) cannot race by
+ * construction; the sequential tests below check them.
+ *
+ * <p>What this cannot show: Lincheck lets a park return at any time (the JDK allows spurious wake-ups),
+ * so a lost wake-up would not hang here. That the awaiter is always woken rests on the protocol in
+ * OpLife's implementation overview. The completion and in-flight checks do have teeth: a
+ * check-then-set claim and a flag set after completion both fail {@link #modelChecking()}.
  *
  * <p>Short in CI; ten times longer with {@code -Ddepengine.test.long=true}.
  */
@@ -68,8 +73,8 @@ public class OpStateModelCheckTest {
 
     /**
      * One started op with the engine's side around it: a host whose completion hook unregisters it the
-     * way {@code AbstractEngine.completed} does, a pending count, and the in-flight registry. The op
-     * runs its own completion (the engine's code).
+     * way the engine's does, a pending count, and the in-flight registry. The op runs its own completion
+     * (the engine's code). The thread that makes the fixture is the op's awaiter.
      */
     static final class Fixture {
         final Set<OpBlock> registry = ConcurrentHashMap.newKeySet();
@@ -80,10 +85,11 @@ public class OpStateModelCheckTest {
         final OpBlock op;
 
         Fixture() {
-            this(true);
+            this(true, false);
         }
 
-        Fixture(boolean started) {
+        /** {@code sync}: a sync op (its runner alone completes it), else an async op whose callback is out. */
+        Fixture(boolean started, boolean sync) {
             OpHost host = new OpHost() {
                 private final Registration registration = new Registration();
 
@@ -106,9 +112,10 @@ public class OpStateModelCheckTest {
                     }
                 }
             };
-            SyncFn fn = ctx -> { };
+            Object fn = sync ? (SyncFn) ctx -> { } : (AsyncFn) (ctx, cb) -> { };
             OpDef def = new OpDef(new Object(), fn, new Var[0], new Var[0], FnProperty.NORMAL, "op", OpDef.Kind.USER);
             op = new OpBlock(def, host, Context.cpu(), 0, false, 0, null, exits::incrementAndGet, null);
+            op.expectWaiter();
             if (started) {
                 op.start(null);
             }
@@ -117,13 +124,22 @@ public class OpStateModelCheckTest {
         /** What {@code Diagnostics.inFlight} does: register, flag, and unregister if the op completed first. */
         void inFlight() {
             registry.add(op);
-            if (!op.markInFlight(1, false)) {
+            if (!op.markInFlight(false)) {
                 registry.remove(op);
                 removedByCaller.incrementAndGet();
             }
         }
 
-        /** Runs a completion; null if it won, else the message of its IllegalStateException. */
+        /** A device's done report, as the engine makes it: true if it claimed and completed the op. */
+        boolean deviceReport() {
+            if (!op.claim()) {
+                return false;
+            }
+            op.completeClaimed(null);
+            return true;
+        }
+
+        /** Runs a callback; null if it won, else the message of its IllegalStateException. */
         static String attempt(Runnable completion) {
             try {
                 completion.run();
@@ -136,25 +152,28 @@ public class OpStateModelCheckTest {
 
     // ---- the data-structure model check: operations on one started op ---------------------------------
 
-    /** The op's function (or its callback) completes it. */
+    /** The op's callback completes it. */
     @Operation
     public void complete() {
-        completion(f.op::complete, OpInfo.Outcome.DONE, SECOND_COMPLETE);
+        callback(f.op::complete, OpInfo.Outcome.DONE, SECOND_COMPLETE);
     }
 
-    /** The op's function (or its callback, or its device) fails it. */
+    /** The op's callback fails it. */
     @Operation
     public void fail() {
-        completion(() -> f.op.fail(ERROR), OpInfo.Outcome.FAILED, SECOND_FAIL);
+        callback(() -> f.op.fail(ERROR), OpInfo.Outcome.FAILED, SECOND_FAIL);
     }
 
-    /** The skip rules complete it without running it. */
+    /** A device reports it done (a launched op's completion is handed to its device). */
     @Operation
-    public void skip() {
-        completion(() -> f.op.skip(null), OpInfo.Outcome.SKIPPED, "op 'op' was already completed");
+    public void deviceReport() {
+        completers.incrementAndGet();
+        if (f.deviceReport()) {
+            won = OpInfo.Outcome.DONE;
+        }
     }
 
-    private void completion(Runnable call, OpInfo.Outcome outcome, String secondMessage) {
+    private void callback(Runnable call, OpInfo.Outcome outcome, String secondMessage) {
         completers.incrementAndGet();
         String refused = Fixture.attempt(call);
         if (refused == null) {
@@ -230,16 +249,24 @@ public class OpStateModelCheckTest {
         return TrackerModelCheckTest.scale();
     }
 
-    @Test
-    void modelChecking() {
-        new ModelCheckingOptions()
+    static ModelCheckingOptions modelCheckingOptions() {
+        return TrackerModelCheckTest.ignoringTheRecorder(new ModelCheckingOptions())
                 .iterations(6 * scale())
                 .invocationsPerIteration(200)
                 .threads(3)
                 .actorsPerThread(2)
                 .actorsBefore(1)
-                .actorsAfter(1)
-                .check(OpStateModelCheckTest.class);
+                .actorsAfter(1);
+    }
+
+    @Test
+    void modelChecking() {
+        modelCheckingOptions().check(OpStateModelCheckTest.class);
+    }
+
+    /** One short model check, for {@link OpTransitionTableTest} run on its own. */
+    void modelCheckingOnce() {
+        modelCheckingOptions().iterations(2).check(OpStateModelCheckTest.class);
     }
 
     @Test
@@ -254,7 +281,7 @@ public class OpStateModelCheckTest {
                 .check(OpStateModelCheckTest.class);
     }
 
-    // ---- the general-purpose model checker: a waiter against the host ----------------------------------
+    // ---- the general-purpose model checker: the awaiter against the completers -------------------------
 
     private static int invocations() {
         return 500 * scale();
@@ -263,7 +290,7 @@ public class OpStateModelCheckTest {
     @Test
     void awaitFinishedRacingTheCallbackAndTheInFlightFlag() {
         // A callback completes the op on one thread while its runner flags it in flight on another; the
-        // pusher waits for it (Waits, the naive engine). Every interleaving must wake the waiter.
+        // pusher waits for it (a wait's caller, the naive engine). Every interleaving must wake the awaiter.
         Lincheck.runConcurrentTest(invocations(), () -> {
             Fixture x = new Fixture();
             Thread callback = new Thread(x.op::complete);
@@ -281,23 +308,44 @@ public class OpStateModelCheckTest {
     }
 
     @Test
-    void racingCompletionsWakeTheWaiterOnce() {
-        // Two completions race (a callback and a plugin's second done report, say): one wins, the other
-        // throws; the waiter wakes either way.
+    void racingCompletionsWakeTheAwaiterOnce() {
+        // A callback and a device's report race (a plugin reporting an op its callback completed, say):
+        // one wins, the other is refused; the awaiter wakes either way.
         Lincheck.runConcurrentTest(invocations(), () -> {
             Fixture x = new Fixture();
-            String[] refused = new String[2];
+            String[] refused = new String[1];
+            boolean[] reported = new boolean[1];
             Thread a = new Thread(() -> refused[0] = Fixture.attempt(x.op::complete));
-            Thread b = new Thread(() -> refused[1] = Fixture.attempt(() -> x.op.fail(ERROR)));
+            Thread b = new Thread(() -> reported[0] = x.deviceReport());
             a.start();
             b.start();
             boolean finished = await(x.op);
             join(a);
             join(b);
             assertTrue(finished && x.op.isFinished(), "awaitFinished returned before the op was finished");
-            assertTrue((refused[0] == null) != (refused[1] == null), "exactly one completion won");
-            assertEquals(refused[0] == null ? SECOND_FAIL : SECOND_COMPLETE, refused[0] == null ? refused[1] : refused[0]);
+            assertTrue((refused[0] == null) != reported[0], "exactly one completion won");
+            if (refused[0] != null) {
+                assertEquals(SECOND_COMPLETE, refused[0]);
+            }
             assertEquals(1, x.completions.get(), "the host completed it once");
+        });
+    }
+
+    @Test
+    void theRunnersCompletionWakesTheAwaiter() {
+        // A sync op's runner completes it with no claim (FINISH_RUN) while its pusher waits for it.
+        Lincheck.runConcurrentTest(invocations(), () -> {
+            Fixture x = new Fixture(false, true);
+            Thread runner = new Thread(() -> {
+                x.op.start(null);
+                x.op.completeRun(null);
+            });
+            runner.start();
+            boolean finished = await(x.op);
+            join(runner);
+            assertTrue(finished && x.op.isFinished(), "awaitFinished returned before the op was finished");
+            assertEquals(1, x.completions.get(), "the host completed it once");
+            assertEquals(1, x.exits.get(), "the pending count was left once");
         });
     }
 
@@ -320,7 +368,7 @@ public class OpStateModelCheckTest {
     // ---- sequential rules ------------------------------------------------------------------------------
 
     @Test
-    void aRefusedRegistrationSetsTheCancelledFlagBeforeTheOpRuns() {
+    void aRefusedRegistrationCancelsTheOpBeforeItRuns() {
         Object owner = new Object();
         Var v = new Var(owner, "v");
         SyncFn fn = ctx -> { };
@@ -351,39 +399,78 @@ public class OpStateModelCheckTest {
         assertFalse(late.isCancelled());
         RuntimeException refused = late.register();
         assertNotNull(refused);
-        assertTrue(late.isCancelled() && late.cancellation() == refused, "derivable from the state, the exception kept");
+        assertTrue(late.isCancelled() && late.cancellation() == refused, "cancelled, the exception kept");
         assertTrue(late.dropGuard(), "nothing will release it: ready at once");
         late.start(null);
-        assertTrue(late.isCancelled() && late.isStarted(), "start keeps the flag");
+        assertTrue(late.isCancelled() && late.isStarted(), "start keeps it cancelled");
         late.skip(null);
         assertTrue(late.isCancelled() && late.isFinished() && late.outcome() == OpInfo.Outcome.SKIPPED);
         assertEquals(1, completed.get());
     }
 
     @Test
-    void nothingCompletesAnOpBeforeItStarts() {
-        // The skip rules run on a started op (OpExecution.run and refuse start it first): a skip, like
-        // any completion, of a pending op is a bug, refused without a change.
-        Fixture x = new Fixture(false);
-        assertThrows(IllegalStateException.class, () -> x.op.skip(null));
+    void nothingClaimsAnOpBeforeItStarts() {
+        Fixture x = new Fixture(false, false);
+        assertThrows(IllegalStateException.class, x.op::claim);
         assertThrows(IllegalStateException.class, x.op::complete);
-        assertThrows(IllegalStateException.class, () -> x.op.fail(ERROR));
         assertFalse(x.op.isStarted() || x.op.isCompleted());
         assertEquals(0, x.completions.get() + x.exits.get());
     }
 
     @Test
-    void theLifecycleOnlyMovesForward() {
+    void theRunnerCompletesASyncOpWithoutAClaimAndItsCallbackIsRefused() {
+        Fixture x = new Fixture(true, true);
+        IllegalStateException e = assertThrows(IllegalStateException.class, x.op::complete);
+        assertTrue(e.getMessage().contains("synchronous"), e.getMessage());
+        assertFalse(x.op.isCompleted(), "a refused callback changes nothing");
+        x.op.completeRun(null);
+        assertTrue(x.op.isFinished() && x.op.outcome() == OpInfo.Outcome.DONE);
+        assertEquals(1, x.completions.get());
+        assertEquals(1, x.exits.get());
+        assertFalse(x.op.claim(), "a finished op cannot be claimed");
+    }
+
+    @Test
+    void theRunnerFailsASyncOpWithItsOwnFailure() {
+        Fixture x = new Fixture(true, true);
+        x.op.completeRun(ERROR);
+        assertTrue(x.op.isFinished() && x.op.outcome() == OpInfo.Outcome.FAILED);
+        assertEquals(ERROR, x.op.failure());
+    }
+
+    @Test
+    void theLifecycleOnlyMovesForwardWithinARun() {
         Fixture x = new Fixture();
         assertFalse(x.op.isCompleted() || x.op.isFinished(), "started only");
-        assertTrue(x.op.markInFlight(7, false));
-        assertEquals(7, x.op.inFlightSince());
+        assertTrue(x.op.markInFlight(false));
         x.op.complete();
         assertTrue(x.op.isInFlight() && x.op.isFinished(), "the flag outlives completion");
         assertEquals(1, x.exits.get(), "the completion left the pending count");
-        assertFalse(x.op.markInFlight(8, false), "too late");
-        IllegalStateException second = assertThrows(IllegalStateException.class, () -> x.op.skip(null));
-        assertEquals("op 'op' was already completed", second.getMessage());
+        assertFalse(x.op.markInFlight(false), "too late");
+        assertFalse(x.deviceReport(), "a second completer is refused");
+        IllegalStateException second = assertThrows(IllegalStateException.class, () -> x.op.fail(ERROR));
+        assertEquals(SECOND_FAIL, second.getMessage());
         assertEquals(1, x.completions.get());
+    }
+
+    @Test
+    void onlyTheAwaiterMayWait() throws Exception {
+        Fixture x = new Fixture();
+        IllegalStateException[] refused = new IllegalStateException[1];
+        Thread other = new Thread(() -> {
+            try {
+                x.op.awaitFinished(Long.MAX_VALUE);
+            } catch (IllegalStateException e) {
+                refused[0] = e;
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        other.start();
+        other.join();
+        assertNotNull(refused[0], "another thread is refused, not parked where the finish would not wake it");
+        assertFalse(x.op.awaitFinished(System.nanoTime() + 1_000_000), "times out while running");
+        x.op.complete();
+        assertTrue(x.op.awaitFinished(Long.MAX_VALUE));
     }
 }

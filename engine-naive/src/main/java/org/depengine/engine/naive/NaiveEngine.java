@@ -3,10 +3,14 @@ package org.depengine.engine.naive;
 import java.util.ArrayDeque;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
-import org.depengine.core.EngineDevice;
+import org.depengine.core.DispatchPolicy;
+import org.depengine.core.EngineRuntime;
+import org.depengine.core.device.EngineDevice;
 import org.depengine.core.exec.CallerThreads;
-import org.depengine.core.tracker.OpDef;
+import org.depengine.core.exec.CurrentOp;
+import org.depengine.core.exec.EngineThread;
 import org.depengine.core.tracker.OpBlock;
+import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpRoute;
 
 /**
@@ -26,194 +30,199 @@ import org.depengine.core.tracker.OpRoute;
  * ends in an {@link Error}, the ops queued behind it are run before the error goes on.
  */
 final class NaiveEngine extends AbstractEngine {
+    NaiveEngine(EngineConfig config) {
+        super(NaiveEngineProvider.NAME, config, Policy::new);
+    }
+
+    /** Where a naive engine's ready op runs: on its pusher (see the class comment). */
+    private static final class Policy implements DispatchPolicy {
+        private final EngineRuntime runtime;
+        /** The metrics group of the pushing threads, which run the ops (EngineMetrics). */
+        private final CallerThreads callers;
+        private final ThreadLocal<Trampoline> trampoline;
+        // The trampoline looked up last, so that a thread pushing op after op (or a replay's ops) skips
+        // the thread-local lookup. Written and read without synchronization: a thread uses what it reads
+        // only if it made it itself (its owner), and a trampoline's final fields are safely published.
+        private Trampoline last;
+
+        Policy(EngineRuntime runtime) {
+            this.runtime = runtime;
+            this.callers = new CallerThreads(runtime.engine(), runtime.threadName("callers"));
+            this.trampoline = ThreadLocal.withInitial(() -> new Trampoline(callers.register()));
+        }
+
+        /**
+         * An op pushed from outside this engine's ops goes back to its pusher, which waits for it in
+         * {@link #pushed}: its route is the pushing thread's trampoline, and the pusher is its awaiter.
+         */
+        @Override
+        public void route(OpBlock op, EngineDevice device) {
+            if (op.def().kind() == OpDef.Kind.WAIT) {
+                return;
+            }
+            Trampoline t = here();
+            if (!t.insideOpOf(runtime.engine())) {
+                op.setRoute(t);
+                op.expectWaiter();
+            }
+        }
+
+        /**
+         * Runs a ready op: on its pusher's thread when that is the calling thread (the push itself, or a
+         * run in progress there, whose trampoline queues it: a replay's ops released by the ops before
+         * them), else hands it to its blocked pusher, or runs it where it was released if it has no
+         * pusher to go to.
+         */
+        @Override
+        public void dispatch(OpBlock op, boolean onPusher) {
+            callers.ready(op.id());
+            OpRoute r = op.route();
+            if (r instanceof Trampoline t && (onPusher || (t.owner == Thread.currentThread() && t.running))) {
+                runBounded(op, t); // the pusher thread is the route's
+            } else if (onPusher || r == null) {
+                runBounded(op, here());
+            } else {
+                r.submit(op);
+            }
+        }
+
+        /**
+         * The push returns once its op is finished: until the op has started, the pusher runs what is
+         * handed back to it (its op, or another op of the replay it is pushing), then waits for the op's
+         * completion (an async op's callback).
+         */
+        @Override
+        public void pushed(OpBlock op) {
+            if (!(op.route() instanceof Trampoline t)) {
+                return; // a wait, or pushed from inside an op of this engine: it runs where it is released
+            }
+            boolean interrupted = false;
+            while (!op.isStarted()) { // only this thread starts it: it is routed back here
+                OpBlock handed;
+                while ((handed = t.poll()) == null) {
+                    interrupted |= t.awaitHandOff();
+                }
+                runBounded(handed, t);
+            }
+            while (true) {
+                try {
+                    op.awaitFinished(Long.MAX_VALUE);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // a push cannot be abandoned half-way: finish it, keep the status
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /** The calling thread's trampoline. */
+        private Trampoline here() {
+            Trampoline t = last;
+            if (t == null || t.owner != Thread.currentThread()) {
+                t = trampoline.get();
+                last = t;
+            }
+            return t;
+        }
+
+        /**
+         * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
+         * ({@code here}: the calling thread's trampoline).
+         */
+        private void runBounded(OpBlock op, Trampoline here) {
+            ArrayDeque<OpBlock> queued = here.queued;
+            if (here.running) {
+                queued.add(op);
+                here.caller.queued(1);
+                return;
+            }
+            here.running = true;
+            here.caller.running(true);
+            try {
+                runCounted(op, here);
+                OpBlock next;
+                while ((next = queued.poll()) != null) {
+                    here.caller.queued(-1);
+                    runCounted(next, here);
+                }
+            } finally {
+                try {
+                    // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
+                    // so none is left pending forever.
+                    OpBlock next;
+                    while ((next = queued.poll()) != null) {
+                        here.caller.queued(-1);
+                        try {
+                            runCounted(next, here);
+                        } catch (Throwable again) {
+                            // keep draining; the first error is on its way out
+                        }
+                    }
+                } finally {
+                    here.running = false;
+                    here.caller.running(false);
+                }
+            }
+        }
+
+        /** Runs {@code op} here, counted (and timed, if sampled) in this thread's metrics. */
+        private void runCounted(OpBlock op, Trampoline here) {
+            long id = op.id(); // read before the run: a replay's block may be reused once it finishes
+            long start = here.caller.starting(id);
+            runtime.run(op, null, here.currentOp);
+            here.caller.ran(id, start);
+        }
+    }
+
     /**
-     * Per thread: whether a run is in progress, and the ops waiting for it to return; and the thread's
-     * hand-off, reused by its pushes one after the other (see {@link #prepare}).
+     * One thread's state in one naive engine: whether a run is in progress and the ops waiting for it
+     * to return (that thread's only), and the ops other threads handed back to it (the route of the ops
+     * it pushes: an op is handed back at most once, when it becomes ready on another thread while its
+     * pusher waits in {@link Policy#pushed}).
      */
-    private static final class Trampoline {
+    private static final class Trampoline implements OpRoute {
         final Thread owner = Thread.currentThread(); // made by ThreadLocal.withInitial on its own thread
+        // The thread's current-op holder (null on an engine thread, which keeps its op itself): looked up
+        // once here instead of once per op.
+        final OpBlock[] currentOp = owner instanceof EngineThread ? null : CurrentOp.otherThreadHolder();
         boolean running;
         final ArrayDeque<OpBlock> queued = new ArrayDeque<>();
-        final Handoff handoff = new Handoff(this);
+        private final ArrayDeque<OpBlock> handedBack = new ArrayDeque<>(); // guarded by this
         final CallerThreads.Caller caller; // this thread's counts for the engine's metrics
 
         Trampoline(CallerThreads.Caller caller) {
             this.caller = caller;
         }
-    }
 
-    /** The metrics group of the pushing threads, which run the ops (EngineMetrics). */
-    private final CallerThreads callers = new CallerThreads(this, threadName("callers"));
-    private final ThreadLocal<Trampoline> trampoline = ThreadLocal.withInitial(() -> new Trampoline(callers.register()));
-
-    /**
-     * The route of an op pushed from outside this engine's ops: hands it back to its blocked pusher when
-     * ready. One offer per await: an op is offered (submitted) at most once, and only while its pusher
-     * is in, or about to enter, {@link #await} for it; await consumes the offer, so the next op may use
-     * the same hand-off.
-     */
-    private static final class Handoff implements OpRoute {
-        /** The pusher's trampoline: the op is run on that thread, so its run needs no thread-local lookup. */
-        final Trampoline pusher;
-        private boolean runnable; // guarded by this, but for reset (see there)
-
-        Handoff(Trampoline pusher) {
-            this.pusher = pusher;
+        /** Whether the owner thread is running an op of {@code engine} right now (a nested push). */
+        boolean insideOpOf(Object engine) {
+            OpBlock cur = currentOp != null ? currentOp[0] : ((EngineThread) owner).currentOp;
+            return cur != null && cur.def().owner() == engine;
         }
 
         @Override
         public synchronized void submit(OpBlock op) {
-            runnable = true;
+            handedBack.add(op);
             notifyAll();
         }
 
-        /**
-         * Ready for another push of a replay's block: its last push was offered and run, or never offered.
-         * No lock: the block is retired and taken by the replaying thread alone, so no thread offers or
-         * awaits this hand-off now; the op's registration publishes the write to whoever offers it next.
-         */
-        void reset() {
-            runnable = false;
+        synchronized OpBlock poll() {
+            return handedBack.poll();
         }
 
-        /** Blocks until offered, and consumes the offer; returns whether the thread was interrupted meanwhile. */
-        synchronized boolean await() {
-            boolean interrupted = false;
-            while (!runnable) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    interrupted = true; // a push cannot be abandoned half-way: finish it, keep the status
-                }
+        /** Waits for an op to be handed back; returns whether the thread was interrupted meanwhile. */
+        synchronized boolean awaitHandOff() {
+            if (!handedBack.isEmpty()) {
+                return false;
             }
-            runnable = false;
-            return interrupted;
-        }
-    }
-
-    NaiveEngine(EngineConfig config) {
-        super(NaiveEngineProvider.NAME, config);
-    }
-
-    /**
-     * Routes an op pushed from outside this engine's ops back to its pusher. A plain push uses the
-     * pushing thread's hand-off: the push returns only once its op is finished, so the thread has one
-     * such op outstanding at a time. The ops of a replay are all registered before the first is
-     * awaited, so each gets a hand-off of its own.
-     */
-    @Override
-    protected void prepare(OpBlock op, EngineDevice slot) {
-        if (op.def().kind() != OpDef.Kind.WAIT && !insideOwnOp()) {
-            Trampoline here = trampoline.get();
-            op.setRoute(op.replayOf() == null ? here.handoff : new Handoff(here));
-        }
-    }
-
-    /**
-     * A replay's block pushed again recycles its hand-off, which its last push was done with, if the same
-     * thread replays it (the hand-off runs the op on its pusher's trampoline); else it gets a new one.
-     */
-    @Override
-    protected void prepareAgain(OpBlock op, EngineDevice slot, OpRoute previous, boolean fromOwnOp) {
-        if (previous instanceof Handoff h && !fromOwnOp && h.pusher.owner == Thread.currentThread()) {
-            h.reset();
-            op.setRoute(h);
-        } else {
-            prepare(op, slot);
-        }
-    }
-
-    /**
-     * Runs a ready op: on its pusher's thread when that is the calling thread (the push itself, or a run
-     * in progress there, whose trampoline queues it: a replay's ops released by the ops before them),
-     * else hands it to its blocked pusher, or runs it where it was released if it has no pusher to go to.
-     */
-    @Override
-    protected void execute(OpBlock op, boolean pusherThread) {
-        callers.ready(op.id());
-        OpRoute r = op.route();
-        if (r instanceof Handoff h && (pusherThread || (h.pusher.owner == Thread.currentThread() && h.pusher.running))) {
-            runBounded(op, h.pusher); // the pusher thread is the route's
-        } else if (pusherThread || r == null) {
-            runBounded(op, trampoline.get());
-        } else {
-            r.submit(op);
-        }
-    }
-
-    /**
-     * Runs {@code op} here, or, inside another run on this thread, queues it to run when that returns
-     * ({@code here}: the calling thread's trampoline).
-     */
-    private void runBounded(OpBlock op, Trampoline here) {
-        ArrayDeque<OpBlock> queued = here.queued;
-        if (here.running) {
-            queued.add(op);
-            here.caller.queued(1);
-            return;
-        }
-        here.running = true;
-        here.caller.running(true);
-        try {
-            runCounted(op, here);
-            OpBlock next;
-            while ((next = queued.poll()) != null) {
-                here.caller.queued(-1);
-                runCounted(next, here);
-            }
-        } finally {
             try {
-                // Only if a run ended in an Error (run never throws otherwise): the queued ops still run,
-                // so none is left pending forever.
-                OpBlock next;
-                while ((next = queued.poll()) != null) {
-                    here.caller.queued(-1);
-                    try {
-                        runCounted(next, here);
-                    } catch (Throwable again) {
-                        // keep draining; the first error is on its way out
-                    }
-                }
-            } finally {
-                here.running = false;
-                here.caller.running(false);
-            }
-        }
-    }
-
-    /** Runs {@code op} here, counted (and timed, if sampled) in this thread's metrics. */
-    private void runCounted(OpBlock op, Trampoline here) {
-        long id = op.id(); // read before the run: a replay's block may be reused once it finishes
-        long start = here.caller.starting(id);
-        run(op, null);
-        here.caller.ran(id, start);
-    }
-
-    @Override
-    protected void afterPush(OpBlock op) {
-        if (!(op.route() instanceof Handoff h)) {
-            return; // a wait, or pushed from inside an op of this engine: it runs where it is released
-        }
-        boolean interrupted = false;
-        if (!op.isStarted()) {
-            interrupted = h.await();
-            runBounded(op, h.pusher); // afterPush runs on the pusher thread
-        }
-        while (true) {
-            try {
-                op.awaitFinished(Long.MAX_VALUE);
-                break;
+                wait();
+                return false;
             } catch (InterruptedException e) {
-                interrupted = true;
+                return true;
             }
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    protected void stopWorkers() {
-        // No threads of its own.
     }
 }

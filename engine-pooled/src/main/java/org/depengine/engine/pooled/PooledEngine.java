@@ -5,6 +5,9 @@ import java.util.Map;
 import org.depengine.api.FnProperty;
 import org.depengine.api.spi.EngineConfig;
 import org.depengine.core.AbstractEngine;
+import org.depengine.core.DispatchPolicy;
+import org.depengine.core.EngineRuntime;
+import org.depengine.core.device.EngineDevice;
 import org.depengine.core.exec.WorkerGroup;
 import org.depengine.core.tracker.OpBlock;
 
@@ -14,39 +17,53 @@ import org.depengine.core.tracker.OpBlock;
  * {@link FnProperty#ASYNC} op ready at push time runs inline on the pusher. Priorities are ignored.
  */
 final class PooledEngine extends AbstractEngine {
-    private static final long JOIN_MILLIS = 10_000;
-
-    private final WorkerGroup compute;
-    private final WorkerGroup copy;
-
     PooledEngine(EngineConfig config) {
-        super(PooledEngineProvider.NAME, config);
-        int workers = config.get(PooledSettings.WORKERS);
-        int copyWorkers = config.get(PooledSettings.COPY_WORKERS);
-        compute = new WorkerGroup(this, threadName("worker"), workers, false, this::run);
-        copy = new WorkerGroup(this, threadName("copy"), copyWorkers, false, this::run);
+        super(PooledEngineProvider.NAME, config, Policy::new);
     }
 
-    @Override
-    protected void addCounters(Map<String, Long> counters) {
-        WorkerGroup.addCounters(List.of(compute, copy), counters);
-    }
+    /** Where a pooled engine's ready op runs: its property's worker group. */
+    private static final class Policy implements DispatchPolicy {
+        private static final long JOIN_MILLIS = 10_000;
 
-    @Override
-    protected void execute(OpBlock op, boolean pusherThread) {
-        FnProperty prop = op.def().prop();
-        if (pusherThread && prop == FnProperty.ASYNC) {
-            run(op, null);
-        } else if (prop.isCopy()) {
-            copy.submit(op);
-        } else {
-            compute.submit(op);
+        private final EngineRuntime runtime;
+        private final WorkerGroup compute;
+        private final WorkerGroup copy;
+
+        Policy(EngineRuntime runtime) {
+            this.runtime = runtime;
+            EngineConfig config = runtime.config();
+            compute = new WorkerGroup(runtime.engine(), runtime.threadName("worker"), config.get(PooledSettings.WORKERS),
+                    false, runtime);
+            copy = new WorkerGroup(runtime.engine(), runtime.threadName("copy"), config.get(PooledSettings.COPY_WORKERS),
+                    false, runtime);
         }
-    }
 
-    @Override
-    protected void stopWorkers() {
-        compute.shutdown(JOIN_MILLIS);
-        copy.shutdown(JOIN_MILLIS);
+        @Override
+        public void route(OpBlock op, EngineDevice device) {
+            // None: the group is chosen at dispatch, from the op's property.
+        }
+
+        @Override
+        public void dispatch(OpBlock op, boolean onPusher) {
+            FnProperty prop = op.def().prop();
+            if (onPusher && prop == FnProperty.ASYNC) {
+                runtime.run(op, null);
+            } else if (prop.isCopy()) {
+                copy.submit(op);
+            } else {
+                compute.submit(op);
+            }
+        }
+
+        @Override
+        public void stop() {
+            compute.shutdown(JOIN_MILLIS);
+            copy.shutdown(JOIN_MILLIS);
+        }
+
+        @Override
+        public void addCounters(Map<String, Long> counters) {
+            WorkerGroup.addCounters(List.of(compute, copy), counters);
+        }
     }
 }
