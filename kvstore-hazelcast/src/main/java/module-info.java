@@ -8,6 +8,9 @@ module org.depengine.kvstore.hazelcast {
     requires transitive com.hazelcast.core; // HazelcastKVStoreProvider.open takes an instance
     requires transitive org.depengine.kvstore;
     requires org.slf4j;
+    requires io.netty.transport; // updateOn=worker's data transport
+    requires io.netty.buffer;
+    requires io.netty.common;
     // Hazelcast is an automatic module: it reads every resolved module but makes none resolve. It
     // needs Java SE (JMX, SQL types), sun.misc.Unsafe (jdk.unsupported) and jdk.net's socket options.
     requires java.se;
@@ -17,4 +20,5 @@ module org.depengine.kvstore.hazelcast {
     exports org.depengine.kvstore.hazelcast;
 
     provides org.depengine.kvstore.spi.KVStoreProvider with org.depengine.kvstore.hazelcast.HazelcastKVStoreProvider;
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.kvstore.hazelcast.HazelcastSettings;
 }

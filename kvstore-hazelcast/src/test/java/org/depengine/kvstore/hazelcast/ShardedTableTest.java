@@ -18,13 +18,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.TimeUnit;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
-import org.depengine.kvstore.hazelcast.state.KeyState;
-import org.depengine.kvstore.hazelcast.state.ToldRanks;
+
+import org.depengine.kvstore.hazelcast.hz.KeyState;
+import org.depengine.kvstore.hazelcast.hz.ToldRanks;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 /** Rounds, ordering, chunks, init races and end of data of the table, on one 3-member loopback cluster. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ShardedTableTest {
+class TableTest {
     private static final int N = 3;
     private final TestCluster cluster = new TestCluster(N);
     private List<HazelcastInstance> members;
@@ -52,25 +52,25 @@ class ShardedTableTest {
         }
     }
 
-    private List<ShardedTable> tables(TestInfo info, boolean async, Map<String, String> extra) {
+    private List<Table> tables(TestInfo info, boolean async, Map<String, String> extra) {
         String name = info.getTestMethod().orElseThrow().getName();
         return TestCluster.parallel(N, r -> {
             Map<String, String> p = new java.util.HashMap<>(extra);
             p.put("jobId", name);
             ClusterSettings s = cluster.settings(r, p);
-            return new ShardedTable(members.get(r), s, r, N, async);
+            return new Table(members.get(r), s, r, N, async);
         });
     }
 
-    private static void initAll(List<ShardedTable> t, String key, float[] value) {
-        for (ShardedTable x : t) {
+    private static void initAll(List<Table> t, String key, float[] value) {
+        for (Table x : t) {
             x.init(key, value).join();
         }
     }
 
     @Test
     void aRoundSumsTheRanksInRankOrderWhateverTheArrivalOrder(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {10, 20});
         // In float, (1e8 + 1) - 1e8 = 0 but 1e8 + (1 - 1e8) = 1e8 - 1e8 + ... : only rank order gives 0 here.
         float[][] grads = {{1e8f, 1}, {1, 2}, {-1e8f, 3}};
@@ -80,15 +80,15 @@ class ShardedTableTest {
         float sum0 = (1e8f + 1f) + -1e8f;
         float[] expected = {10 - 0.5f * sum0, 20 - 0.5f * 6};
         assertEquals(0f, sum0);
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             assertArrayEquals(expected, x.pull("w", 1).join());
         }
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void aPullWaitsUntilItsRoundCompletes(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {0, 0, 0});
         CompletableFuture<float[]> pull = t.get(1).pull("w", 1);
         t.get(0).push("w", 1, new float[] {1, 1, 1}, null).join();
@@ -96,7 +96,7 @@ class ShardedTableTest {
         assertFalse(pull.isDone(), "round 1 cannot complete before rank 2 pushes");
         t.get(2).push("w", 1, new float[] {4, 4, 4}, null).join();
         assertArrayEquals(new float[] {7, 7, 7}, pull.join()); // no updater: the stored value becomes the sum
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -106,7 +106,7 @@ class ShardedTableTest {
      */
     @Test
     void waitingPullsAndThePushThatCompletesTheRoundGetTheRoundsValue(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "2"));
+        List<Table> t = tables(info, false, Map.of("splitFloats", "2"));
         initAll(t, "w", new float[] {1, 2, 3});
         float[] oracle = {1, 2, 3};
         for (int round = 1; round <= 4; round++) {
@@ -127,7 +127,7 @@ class ShardedTableTest {
                 assertArrayEquals(oracle, p.join(), "round " + round);
             }
         }
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -137,7 +137,7 @@ class ShardedTableTest {
      */
     @Test
     void aPushFromABufferAndAPullIntoOneMoveEveryChunk(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "2")); // 3 chunks
+        List<Table> t = tables(info, false, Map.of("splitFloats", "2")); // 3 chunks
         initAll(t, "b", new float[5]);
         for (int r = 0; r < N; r++) {
             FloatBuffer g = FloatBuffer.wrap(new float[] {1 + r, 2, 3, 4, 5 * r});
@@ -152,7 +152,7 @@ class ShardedTableTest {
         CompletableFuture<Void> failed = t.get(1).pull("b", 1, "round 1", untouched);
         assertInstanceOf(KVStoreException.class, assertThrows(CompletionException.class, failed::join).getCause());
         assertArrayEquals(new float[] {7, 7, 7, 7, 7}, untouched.array(), "a failed pull writes nothing");
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -162,7 +162,7 @@ class ShardedTableTest {
      */
     @Test
     void onlyTheRanksThatWaitAreToldOfARoundAndALateRankStillReadsIt(TestInfo info) throws Exception {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {0});
         t.get(2).endOfData().join();
         IMap<String, KeyState> map = members.get(0).getMap(ClusterNode.MAP_PREFIX + info.getTestMethod().orElseThrow().getName());
@@ -195,12 +195,12 @@ class ShardedTableTest {
         }
         assertEquals("[1, 2, 0]", List.of(told.get(0) - 1, told.get(1) - 1, told.get(2) - 1).toString(),
                 "the rounds each rank was told of (rank 0 waited for round 2, rank 1 for rounds 1 and 3)");
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void aRetriedOrLatePushChangesNothing(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {100});
         t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join();
         t.get(0).push("w", 1, new float[] {1}, Updater.sgd(1)).join(); // retried: the same slot again
@@ -209,12 +209,12 @@ class ShardedTableTest {
         assertArrayEquals(new float[] {93}, t.get(0).pull("w", 1).join());
         t.get(2).push("w", 1, new float[] {4}, Updater.sgd(1)).join(); // round 1 is over: ignored
         assertArrayEquals(new float[] {93}, t.get(1).pull("w", 1).join());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void pullsAndPushesThatRaceRankZerosInitSeeTheInit(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         t.get(1).init("w", new float[2]).join();
         t.get(2).init("w", new float[2]).join();
         CompletableFuture<float[]> early1 = t.get(1).pull("w", 0);
@@ -229,12 +229,12 @@ class ShardedTableTest {
         assertArrayEquals(new float[] {2, 3}, t.get(0).pull("w", 1).join());
         t.get(0).init("w", new float[] {0, 0}).join(); // a second init never overwrites
         assertArrayEquals(new float[] {2, 3}, t.get(2).pull("w", 1).join());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void aLongKeyIsSplitIntoChunksAndReassembled(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "4"));
+        List<Table> t = tables(info, false, Map.of("splitFloats", "4"));
         float[] init = new float[10];
         for (int i = 0; i < init.length; i++) {
             init[i] = i;
@@ -242,7 +242,7 @@ class ShardedTableTest {
         initAll(t, "big", init);
         float[] g = new float[10];
         java.util.Arrays.fill(g, 1);
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             x.push("big", 1, g, Updater.sgd(1)).join();
         }
         float[] expected = new float[10];
@@ -250,7 +250,7 @@ class ShardedTableTest {
             expected[i] = i - 3;
         }
         assertArrayEquals(expected, t.get(1).pull("big", 1).join());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -259,19 +259,19 @@ class ShardedTableTest {
      */
     @Test
     void aKeyNamedLikeAChunkOfASplitKeyIsAKeyOfItsOwn(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of("splitFloats", "4"));
+        List<Table> t = tables(info, false, Map.of("splitFloats", "4"));
         initAll(t, "w", new float[] {1, 1, 1, 1, 2, 2, 2, 2});
         initAll(t, "w#1", new float[] {7, 7, 7, 7});
         assertArrayEquals(new float[] {7, 7, 7, 7}, t.get(1).pull("w#1", 0).join(), "the key 'w#1'");
         assertArrayEquals(new float[] {1, 1, 1, 1, 2, 2, 2, 2}, t.get(1).pull("w", 0).join(), "the split key 'w'");
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void endOfDataLetsTheOtherRanksFinishTheirRounds(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         initAll(t, "w", new float[] {0});
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             x.push("w", 1, new float[] {1}, null).join();
         }
         t.get(2).endOfData().join(); // rank 2 has one batch fewer
@@ -282,18 +282,18 @@ class ShardedTableTest {
         CompletionException e = assertThrows(CompletionException.class,
                 () -> t.get(2).push("w", 2, new float[] {1}, null).join());
         assertTrue(e.getCause().getMessage().contains("after signalling its end of data"), e.getCause().getMessage());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     @Test
     void asyncAppliesEachPushAsItArrives(TestInfo info) {
-        List<ShardedTable> t = tables(info, true, Map.of());
+        List<Table> t = tables(info, true, Map.of());
         initAll(t, "w", new float[] {0});
         t.get(1).push("w", 1, new float[] {2}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {-2}, t.get(1).pull("w", 0).join());
         t.get(2).push("w", 1, new float[] {3}, Updater.sgd(1)).join();
         assertArrayEquals(new float[] {-5}, t.get(0).pull("w", 0).join());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -303,14 +303,14 @@ class ShardedTableTest {
      */
     @Test
     void aRetriedAsyncPushIsAppliedOnce(TestInfo info) {
-        List<ShardedTable> t = tables(info, true, Map.of());
+        List<Table> t = tables(info, true, Map.of());
         initAll(t, "w", new float[] {0});
         t.get(1).push("w", 1, new float[] {2}, Updater.sum()).join();
         t.get(1).push("w", 1, new float[] {2}, Updater.sum()).join(); // the same call again
         t.get(2).push("w", 1, new float[] {3}, Updater.sum()).join();
         t.get(1).push("w", 2, new float[] {4}, Updater.sum()).join();
         assertArrayEquals(new float[] {9}, t.get(0).pull("w", 0).join(), "2 + 3 + 4, each once");
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /** Deliver 7 of issue 26: workers of one job that count different numbers of workers. */
@@ -321,11 +321,11 @@ class ShardedTableTest {
         members.get(0).getMap(ClusterNode.MAP_PREFIX + job + ".shared").addEntryListener(
                 (com.hazelcast.map.listener.EntryAddedListener<Object, Object>) e -> counted.countDown(), false);
         Map<String, String> p = Map.of("jobId", job, "joinTimeoutMs", "3000");
-        java.util.concurrent.CompletableFuture<ShardedTable> first = java.util.concurrent.CompletableFuture.supplyAsync(
-                () -> new ShardedTable(members.get(0), cluster.settings(0, p), 0, 2, false));
+        java.util.concurrent.CompletableFuture<Table> first = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> new Table(members.get(0), cluster.settings(0, p), 0, 2, false));
         assertTrue(counted.await(30, java.util.concurrent.TimeUnit.SECONDS), "the first worker never set the job's count");
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> new ShardedTable(members.get(1), cluster.settings(1, p), 1, 3, false));
+                () -> new Table(members.get(1), cluster.settings(1, p), 1, 3, false));
         assertTrue(refused.getMessage().contains("numWorkers=3") && refused.getMessage().contains("numWorkers=2")
                 && refused.getMessage().contains("rank 1"), refused.getMessage());
         // the first one waits for a rank 1 of 2 that never comes
@@ -338,28 +338,28 @@ class ShardedTableTest {
         String job = info.getTestMethod().orElseThrow().getName();
         List<Object> opened = TestCluster.parallel(2, r -> {
             try {
-                return new ShardedTable(members.get(r), cluster.settings(r, Map.of("jobId", job)), r, 2, false,
+                return new Table(members.get(r), cluster.settings(r, Map.of("jobId", job)), r, 2, false,
                         r == 0 ? 4 : null);
             } catch (RuntimeException e) {
                 return e;
             }
         });
-        ShardedTable rank0 = assertInstanceOf(ShardedTable.class, opened.get(0));
+        Table rank0 = assertInstanceOf(Table.class, opened.get(0));
         assertEquals(4, rank0.resumedPeriod());
         IllegalArgumentException refused = assertInstanceOf(IllegalArgumentException.class, opened.get(1));
         assertTrue(refused.getMessage().contains("rank 1") && refused.getMessage().contains("without depengine.kvstore.resume")
                 && refused.getMessage().contains("rank 0 with it (a checkpoint of period 4)"), refused.getMessage());
         rank0.close();
 
-        List<ShardedTable> both = TestCluster.parallel(2, r -> new ShardedTable(members.get(r),
+        List<Table> both = TestCluster.parallel(2, r -> new Table(members.get(r),
                 cluster.settings(r, Map.of("jobId", job + "-both")), r, 2, false, r == 0 ? 4 : 0));
         assertEquals(4, both.get(1).resumedPeriod(), "rank 1 learns the period rank 0 read");
-        both.forEach(ShardedTable::close);
+        both.forEach(Table::close);
     }
 
     @Test
     void badCallsFailNamingKeyAndShape(TestInfo info) {
-        List<ShardedTable> t = tables(info, false, Map.of());
+        List<Table> t = tables(info, false, Map.of());
         t.get(0).init("w", new float[3]).join();
         t.get(1).init("w", new float[4]).join(); // disagrees with rank 0
         t.get(2).init("w", new float[3]).join();
@@ -373,7 +373,7 @@ class ShardedTableTest {
         assertTrue(remote.getCause() instanceof KVStoreException);
         assertTrue(remote.getCause().getMessage().contains("shape mismatch on key 'w'")
                 && remote.getCause().getMessage().contains("rank 1"), remote.getCause().getMessage());
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
         CompletionException closed = assertThrows(CompletionException.class, () -> t.get(0).pull("w", 1).join());
         assertTrue(closed.getCause().getMessage().contains("closed"), closed.getCause().getMessage());
     }

@@ -324,10 +324,18 @@ public abstract class AbstractKVStore implements KVStore {
      *     the rank and the updater)
      */
     protected final void applyUpdater(Key key) {
+        applyUpdater(key, key.merged());
+    }
+
+    /**
+     * As {@link #applyUpdater(Key)} with {@code sum} (the key's length, read only) in place of the key's
+     * merged push: what a store whose workers each update their own copy from a round's sum does.
+     */
+    protected final void applyUpdater(Key key, FloatBuffer sum) {
         Updater u = updater == null ? Updater.assign() : updater;
         try {
             FloatBuffer state = key.updaterState(u.stateFloats());
-            u.update(key.name(), key.merged().asReadOnlyBuffer(), key.stored(), state, key.nextStep());
+            u.update(key.name(), sum.asReadOnlyBuffer(), key.stored(), state, key.nextStep());
         } catch (RuntimeException | Error e) {
             throw new KVStoreException(key.name(), rank(), "updater " + u + " failed", e);
         }

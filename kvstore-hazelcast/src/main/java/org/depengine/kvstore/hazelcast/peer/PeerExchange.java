@@ -1,0 +1,691 @@
+package org.depengine.kvstore.hazelcast.peer;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.depengine.api.CallbackOnComplete;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.hazelcast.protocol.AppliedRounds;
+import org.depengine.kvstore.hazelcast.protocol.RoundState;
+import org.depengine.kvstore.hazelcast.protocol.Sums;
+import org.depengine.kvstore.spi.Key;
+import org.depengine.kvstore.spi.Rounds;
+
+/**
+ * The rounds of one worker's store with {@code updateOn=worker} (MXNet's {@code update_on_kvstore=False},
+ * PyTorch DDP): the store only sums, and every worker applies the updater to its own copy of every key.
+ * Each chunk of a key ({@link KeyLayout}) is summed by its reducer: the worker it belongs to (its slice),
+ * or every worker (a small key). A worker sends its push of a chunk to the chunk's reducers; a reducer sums a
+ * round's pushes in rank order ({@link RoundState}) and sends the sum to every other worker; every worker
+ * applies every round's sum to its copy in round order ({@link AppliedRounds}). So the workers' copies,
+ * and the optimizer's state, are the same on every worker, and the store keeps nothing between rounds
+ * that a lost member could take with it.
+ *
+ * <h2>The ops</h2>
+ * A push's send op completes once its round's sum is applied here (and its pushed buffer is written out):
+ * a worker has at most one round of a key open, and keeps its push until that round is done. A pull's fetch
+ * op completes once this worker's copy is as of the pull's round; after a push it is at once. The op that
+ * ends a period sends every other worker an END frame after this worker's pushes of the period; a worker
+ * that has every rank's END of a period sends CLOSED after every sum of it it makes, so a worker that ended
+ * early learns when it holds every later round of the period.
+ *
+ * <h2>Failures</h2>
+ * A lost rank (the membership's report, or its data connection closing without a goodbye) fails every op
+ * that waits and every later one, naming it. A rank that closed normally ends its part in every round; a
+ * key part of whose rounds that rank summed can have no later round, and its ops fail naming it. An op that
+ * sees no progress for {@code timeoutMs} fails naming what it waits for.
+ *
+ * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
+ */
+public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable {
+    /** Applies a round's sum to a key's copy with the store's updater (in an op holding the key's stored variable). */
+    @FunctionalInterface
+    public interface Applier {
+        /** Updates {@code key}'s stored value (and its updater state) from {@code sum}, the key's length. */
+        void apply(Key key, FloatBuffer sum);
+    }
+
+    private final int rank;
+    private final int workers;
+    private final int splitFloats;
+    private final long timeoutMs;
+    private final Applier applier;
+    private final Wire transport;
+    private final PeerTransport net;
+    private final Map<String, PeerKey> keys = new ConcurrentHashMap<>();
+    private final int[] ended;
+    private final int[] closedBy;
+    private final boolean[] saidBye;
+    private int sentClosed = -1;
+    private String lost;
+    private final ScheduledFuture<?> sweeper;
+    private final PeerStats stats = new PeerStats();
+
+    /**
+     * Starts this worker's transport on {@code bind}.
+     *
+     * @param timer runs the sweep that fails ops without progress for {@code timeoutMs}
+     */
+    public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, String jobId, InetSocketAddress bind,
+                        Applier applier, ScheduledExecutorService timer) {
+        this(rank, workers, splitFloats, timeoutMs, applier, timer, in -> new PeerTransport(rank, jobId, bind, in));
+    }
+
+    /** On the wire {@code wire} makes (given this exchange's inbound side): for the protocol's model check. */
+    PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, Applier applier, ScheduledExecutorService timer,
+                 java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
+        this.rank = rank;
+        this.workers = workers;
+        this.splitFloats = splitFloats;
+        this.timeoutMs = timeoutMs;
+        this.applier = applier;
+        this.ended = new int[workers];
+        this.closedBy = new int[workers];
+        this.saidBye = new boolean[workers];
+        Arrays.fill(ended, -1);
+        Arrays.fill(closedBy, -1);
+        this.transport = wire.apply(this);
+        this.net = transport instanceof PeerTransport t ? t : null;
+        this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(this::sweep, 100, 100, TimeUnit.MILLISECONDS);
+    }
+
+    /** The port this worker's transport listens on. */
+    public int port() {
+        return net.port();
+    }
+
+    /** Connects to every other rank's transport ({@code addresses} by rank), each bounded by {@code timeoutMs}. */
+    public void connect(Map<Integer, InetSocketAddress> addresses, long connectTimeoutMs) {
+        addresses.forEach((r, a) -> {
+            if (r != rank) {
+                net.connect(r, a, connectTimeoutMs);
+            }
+        });
+    }
+
+    /** The transport's figures for the store's statistics. */
+    public PeerStats stats() {
+        return stats;
+    }
+
+    // ------------------------------------------------------------------ the ops
+
+    /** Round 0 of {@code k}: rank 0 sends its value (and a resumed key's state) to every other worker, which take it. */
+    public void init(Key k, CallbackOnComplete done) {
+        ByteBuf payload = null;
+        synchronized (this) {
+            PeerKey pk = keyOf(k.name(), k.length());
+            if (pk.layout.length() != k.length()) {
+                done.fail(failure(k.name(), "init", "rank(s) pushed " + pk.layout.length() + " floats before this init of "
+                        + k.length()));
+                return;
+            }
+            pk.key = k;
+            if (rank == 0 || workers == 1) {
+                pk.applied.start(k.initRound(), k.initPeriod());
+                float[] state = k.stateCopy();
+                int stateFloats = state.length / k.length();
+                Frame f = Frame.init(k.name(), k.length(), stateFloats, k.steps(), k.initRound());
+                if (workers > 1) {
+                    payload = PeerTransport.alloc().directBuffer(f.payloadBytes());
+                    payload.writeBytes(k.storedBytes());
+                    ByteBuffer st = ByteBuffer.allocate(state.length * Float.BYTES).order(ByteOrder.nativeOrder());
+                    st.asFloatBuffer().put(state);
+                    payload.writeBytes(st);
+                    for (int r = 0; r < workers; r++) {
+                        if (r != rank) {
+                            transport.send(r, f, payload.retainedDuplicate());
+                        }
+                    }
+                }
+            } else {
+                pk.waiter = new PeerKey.Waiter(-1, Integer.MIN_VALUE, done, "init (rank 0's value)");
+                takeInit(pk);
+            }
+        }
+        if (rank != 0 && workers > 1) {
+            advance(k.name());
+            return;
+        }
+        if (payload != null) {
+            payload.release();
+        }
+        done.complete();
+    }
+
+    /**
+     * This worker's push of {@code round}: to every reducer of every chunk (a copy of each part this worker
+     * sums itself, the others straight from the pushed buffer); done once they are written out. It never
+     * waits for the round: the pull that follows does (the no-wait contract: a push never waits for
+     * another worker). It applies the rounds whose sums are here already, in order.
+     */
+    public void send(Key k, long round, CallbackOnComplete done) {
+        synchronized (this) {
+            PeerKey pk = keys.get(k.name());
+            String why = refusal(pk);
+            if (why != null) {
+                done.fail(failure(k.name(), "push of round " + Rounds.text(round), why));
+                return;
+            }
+            PeerKey.Waiter w = new PeerKey.Waiter(0, Integer.MIN_VALUE, done, "push of round " + Rounds.text(round));
+            pk.waiter = w;
+            pk.pushedAt.put(round, System.nanoTime());
+            ByteBuffer merged = k.mergedBytes();
+            w.writes++; // held until every part is handed over, so the op cannot complete in between
+            for (KeyLayout.Chunk c : pk.layout.chunks()) {
+                for (int r = 0; r < workers; r++) {
+                    if (!c.reducedBy(r)) {
+                        continue;
+                    }
+                    ByteBuffer bytes = merged.duplicate().position(c.offset() * Float.BYTES)
+                            .limit((c.offset() + c.count()) * Float.BYTES).slice();
+                    if (r == rank) {
+                        ByteBuf copy = PeerTransport.alloc().directBuffer(bytes.remaining(), bytes.remaining());
+                        copy.writeBytes(bytes);
+                        offer(pk, c, rank, round, new PeerKey.Slot(
+                                copy.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), copy), false);
+                    } else if (!saidBye[r]) {
+                        ByteBuf part = Unpooled.wrappedBuffer(bytes);
+                        w.writes++;
+                        stats.sent(part.readableBytes());
+                        transport.send(r, Frame.push(rank, round, k.name(), k.length(), c.offset(), c.count()),
+                                part, () -> written(pk, w));
+                    }
+                }
+            }
+            w.writes--;
+        }
+        advance(k.name());
+    }
+
+    /** This worker's push of {@code round} was skipped: every reducer gets an empty part; the round's sum comes as any. */
+    public void skipped(Key k, long round, CallbackOnComplete done) {
+        synchronized (this) {
+            PeerKey pk = keys.get(k.name());
+            if (pk != null && lost == null) {
+                for (KeyLayout.Chunk c : pk.layout.chunks()) {
+                    for (int r = 0; r < workers; r++) {
+                        if (c.reducedBy(r)) {
+                            if (r == rank) {
+                                offer(pk, c, rank, round, null, true);
+                            } else {
+                                transport.send(r, Frame.push(rank, round, k.name(), k.length(), c.offset(), -1), null);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        done.complete();
+    }
+
+    /** This worker's copy of {@code k} as of {@code round}: done at once after this worker's push of it. */
+    public void fetch(Key k, long round, CallbackOnComplete done) {
+        synchronized (this) {
+            PeerKey pk = keys.get(k.name());
+            int closed = Rounds.index(round) == 0 ? Rounds.period(round) - 1 : Integer.MIN_VALUE;
+            long need = Rounds.index(round) == 0 ? 0 : round;
+            if (pk.applied.reached(need, closed, closedThrough())) {
+                done.complete();
+                return;
+            }
+            String why = refusal(pk);
+            if (why != null) {
+                done.fail(failure(k.name(), "pull of round " + Rounds.text(round), why));
+                return;
+            }
+            pk.waiter = new PeerKey.Waiter(need, closed, done, "pull of round " + Rounds.text(round));
+        }
+        advance(k.name());
+    }
+
+    /** This worker has no more data in {@code period}: every other worker is told, after its pushes of it. */
+    public void endPeriod(int period, CallbackOnComplete done) {
+        synchronized (this) {
+            for (int r = 0; r < workers; r++) {
+                if (r != rank) {
+                    transport.send(r, Frame.end(rank, period), null);
+                }
+            }
+            ended(rank, period);
+        }
+        advanceAll();
+        done.complete();
+    }
+
+    /** This worker leaves normally: every other worker is told it sends nothing more. */
+    public void leave() {
+        synchronized (this) {
+            for (int r = 0; r < workers; r++) {
+                if (r != rank) {
+                    transport.send(r, Frame.bye(rank), null);
+                }
+            }
+        }
+    }
+
+    /** Rank {@code r} is lost: every op that waits, and every later one, fails naming it. */
+    public void lost(int r, String why) {
+        Map<PeerKey.Waiter, String> failed = new java.util.HashMap<>();
+        synchronized (this) {
+            if (lost != null || saidBye[r]) {
+                return;
+            }
+            lost = why;
+            for (PeerKey pk : keys.values()) {
+                if (pk.waiter != null && !satisfied(pk)) {
+                    failed.put(pk.waiter, pk.layout.key());
+                    pk.waiter = null;
+                }
+            }
+        }
+        stats.lostRank();
+        failed.forEach((w, key) -> w.done.fail(failure(key, w.what, why)));
+    }
+
+    // ------------------------------------------------------------------ inbound frames
+
+    @Override
+    public ByteBuf target(int from, Frame f) {
+        stats.received(f.payloadBytes());
+        synchronized (this) {
+            return switch (f.type()) {
+                case PUSH, INIT -> PeerTransport.alloc().directBuffer(f.payloadBytes(), f.payloadBytes());
+                case SUM -> {
+                    PeerKey pk = keyOf(f.key(), f.length());
+                    if (pk.applied.started() && f.round() <= pk.applied.applied()) {
+                        yield null; // applied already: a sum made again
+                    }
+                    ByteBuf slice = pk.sum(f.round()).buf.retainedSlice(f.offset() * Float.BYTES, f.payloadBytes());
+                    slice.writerIndex(0);
+                    yield slice;
+                }
+                default -> null;
+            };
+        }
+    }
+
+    @Override
+    public void received(int from, Frame f, ByteBuf payload) {
+        String advanceKey = null;
+        synchronized (this) {
+            switch (f.type()) {
+                case PUSH -> {
+                    PeerKey pk = keyOf(f.key(), f.length());
+                    KeyLayout.Chunk c = pk.layout.at(f.offset());
+                    if (c == null || !c.reducedBy(rank)) {
+                        pk.broken = "rank " + from + " sent a part of key '" + f.key() + "' at float " + f.offset()
+                                + " that this rank does not sum: the workers disagree on splitFloats or numWorkers";
+                        release(payload);
+                    } else {
+                        offer(pk, c, from, f.round(), f.count() < 0 ? null
+                                : new PeerKey.Slot(payload.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), payload),
+                                f.count() < 0);
+                        advanceKey = f.key();
+                    }
+                }
+                case SUM -> {
+                    release(payload);
+                    PeerKey pk = keyOf(f.key(), f.length());
+                    if (!pk.applied.started() || f.round() > pk.applied.applied()) {
+                        PeerKey.RoundSum s = pk.sum(f.round());
+                        s.hasData |= f.count() >= 0;
+                        arrived(pk, f.round());
+                        advanceKey = f.key();
+                    }
+                }
+                case INIT -> {
+                    PeerKey pk = keyOf(f.key(), f.length());
+                    pk.init = payload;
+                    pk.initFrame = f;
+                    takeInit(pk);
+                    advanceKey = f.key();
+                }
+                case END -> ended(from, f.period());
+                case CLOSED -> closedBy[from] = Math.max(closedBy[from], f.period());
+                case BYE -> {
+                    saidBye[from] = true;
+                    closedBy[from] = Integer.MAX_VALUE;
+                    ended(from, Integer.MAX_VALUE);
+                    for (PeerKey pk : keys.values()) {
+                        for (KeyLayout.Chunk c : pk.layout.chunks()) {
+                            if (c.reducer() == from && pk.broken == null) {
+                                pk.broken = "rank " + from + " closed its store normally, and with updateOn=worker it summed "
+                                        + "part of key '" + pk.layout.key() + "': no later round of the key can complete "
+                                        + "(close every worker at the end of the job, or use updateOn=server)";
+                            }
+                        }
+                    }
+                }
+                default -> release(payload);
+            }
+        }
+        if (advanceKey != null) {
+            advance(advanceKey);
+        } else if (f.type() == Frame.Type.END || f.type() == Frame.Type.CLOSED || f.type() == Frame.Type.BYE) {
+            advanceAll();
+        }
+    }
+
+    @Override
+    public void disconnected(int from, boolean bye, String why) {
+        if (!bye) {
+            lost(from, why + " without a goodbye");
+        }
+    }
+
+    // ------------------------------------------------------------------ reducing
+
+    /** Rank {@code from}'s part of {@code round} of chunk {@code c}, which this worker sums (under the lock). */
+    private void offer(PeerKey pk, KeyLayout.Chunk c, int from, long round, PeerKey.Slot slot, boolean skip) {
+        RoundState<PeerKey.Slot> rs = pk.reducing.computeIfAbsent(c.index(), i -> reducerState());
+        List<RoundState.Completed<PeerKey.Slot>> done;
+        try {
+            done = skip ? rs.skip(from, round) : rs.offer(from, round, slot);
+        } catch (IllegalStateException e) {
+            if (slot != null && slot.owner() != null) {
+                slot.owner().release();
+            }
+            pk.broken = e.getMessage();
+            return;
+        }
+        finish(pk, c, done);
+    }
+
+    /** Sums each completed round of chunk {@code c} in rank order, sends the sum to the others (a slice's), takes it here. */
+    private void finish(PeerKey pk, KeyLayout.Chunk c, List<RoundState.Completed<PeerKey.Slot>> done) {
+        for (RoundState.Completed<PeerKey.Slot> r : done) {
+            boolean applied = pk.applied.started() && r.round() <= pk.applied.applied();
+            PeerKey.RoundSum sum = applied ? null : pk.sum(r.round());
+            List<FloatBuffer> parts = new ArrayList<>(r.slots().size());
+            for (PeerKey.Slot s : r.slots()) {
+                parts.add(s.floats());
+            }
+            if (sum != null && !parts.isEmpty()) {
+                Sums.into(parts, sum.floats(c.offset(), c.count()));
+                sum.hasData = true;
+            }
+            for (PeerKey.Slot s : r.slots()) {
+                if (s.owner() != null) {
+                    s.owner().release();
+                }
+            }
+            if (sum != null && c.reducer() != KeyLayout.EVERY_RANK) {
+                for (int to = 0; to < workers; to++) {
+                    if (to != rank && !saidBye[to]) {
+                        ByteBuf part = parts.isEmpty() ? null
+                                : sum.buf.retainedSlice(c.offset() * Float.BYTES, c.count() * Float.BYTES);
+                        stats.sent(part == null ? 0 : part.readableBytes());
+                        transport.send(to, Frame.sum(r.round(), pk.layout.key(), pk.layout.length(), c.offset(),
+                                parts.isEmpty() ? -1 : c.count()), part);
+                    }
+                }
+            }
+            if (sum != null) {
+                arrived(pk, r.round());
+            }
+        }
+    }
+
+    private RoundState<PeerKey.Slot> reducerState() {
+        RoundState<PeerKey.Slot> rs = new RoundState<>(workers, false);
+        rs.ready(0);
+        for (int r = 0; r < workers; r++) {
+            if (ended[r] >= 0) {
+                rs.endOfData(r, ended[r]);
+            }
+        }
+        return rs;
+    }
+
+    /** Rank {@code r} ended {@code period}: the rounds this worker sums complete without it; CLOSED once all have. */
+    private void ended(int r, int period) {
+        if (period <= ended[r]) {
+            return;
+        }
+        ended[r] = period;
+        for (PeerKey pk : keys.values()) {
+            for (KeyLayout.Chunk c : pk.layout.chunks()) {
+                RoundState<PeerKey.Slot> rs = pk.reducing.get(c.index());
+                if (rs != null) {
+                    finish(pk, c, rs.endOfData(r, period));
+                }
+            }
+        }
+        int all = Integer.MAX_VALUE;
+        for (int e : ended) {
+            all = Math.min(all, e);
+        }
+        // Every rank ended these periods: every sum of them this worker makes is sent (above, or before).
+        while (sentClosed < all) {
+            sentClosed = all == Integer.MAX_VALUE ? Integer.MAX_VALUE : sentClosed + 1;
+            for (int to = 0; to < workers; to++) {
+                if (to != rank && !saidBye[to]) {
+                    transport.send(to, Frame.closed(rank, sentClosed), null);
+                }
+            }
+            closedBy[rank] = sentClosed;
+        }
+    }
+
+    // ------------------------------------------------------------------ applying
+
+    /** The latest period every rank has closed for this worker: every sum of it and before has arrived. */
+    private int closedThrough() {
+        int min = Integer.MAX_VALUE;
+        for (int c : closedBy) {
+            min = Math.min(min, c);
+        }
+        return min;
+    }
+
+    private void arrived(PeerKey pk, long round) {
+        pk.applied.arrived(round);
+        if (pk.waiter != null) {
+            pk.waiter.since = System.nanoTime();
+        }
+    }
+
+    /** Why an op on {@code pk} cannot go on, or null. */
+    private String refusal(PeerKey pk) {
+        if (lost != null) {
+            return lost;
+        }
+        return pk.broken;
+    }
+
+    /** Whether the op that waits on {@code pk} has what it waits for. */
+    private boolean satisfied(PeerKey pk) {
+        PeerKey.Waiter w = pk.waiter;
+        return w != null && w.writes == 0 && pk.applied.reached(w.round, w.closedPeriod, closedThrough());
+    }
+
+    /** Takes rank 0's init of {@code pk} into this worker's copy, once both the init and this worker's key are here. */
+    private void takeInit(PeerKey pk) {
+        if (pk.key == null || pk.init == null || pk.applied.started()) {
+            return;
+        }
+        Key k = pk.key;
+        Frame f = pk.initFrame;
+        ByteBuf b = pk.init;
+        pk.init = null;
+        if (f.length() != k.length()) {
+            pk.broken = "rank 0 initialised key '" + k.name() + "' with " + f.length() + " floats, this rank with "
+                    + k.length();
+            b.release();
+            return;
+        }
+        ByteBuffer value = b.nioBuffer(0, k.length() * Float.BYTES);
+        k.storedBytes().put(value);
+        float[] state = new float[f.offset() * k.length()];
+        b.nioBuffer(k.length() * Float.BYTES, state.length * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer()
+                .get(state);
+        b.release();
+        k.restoreFrom(state, f.count(), f.round());
+        pk.applied.start(k.initRound(), k.initPeriod());
+    }
+
+    private void written(PeerKey pk, PeerKey.Waiter w) {
+        synchronized (this) {
+            w.writes--;
+        }
+        advance(pk.layout.key());
+    }
+
+    private void advanceAll() {
+        for (String k : keys.keySet()) {
+            advance(k);
+        }
+    }
+
+    /**
+     * Applies the rounds the waiting op of {@code name} may apply, in order, one thread at a time per key
+     * (the updater runs outside the lock), then completes the op if it has what it waits for.
+     */
+    private void advance(String name) {
+        PeerKey pk = keys.get(name);
+        if (pk == null) {
+            return;
+        }
+        while (true) {
+            PeerKey.Waiter complete = null;
+            PeerKey.RoundSum sum;
+            long round;
+            synchronized (this) {
+                if (pk.applying || pk.key == null || pk.waiter == null) {
+                    return;
+                }
+                round = pk.applied.next(closedThrough());
+                if (round < 0) {
+                    if (!satisfied(pk)) {
+                        return;
+                    }
+                    complete = pk.waiter;
+                    pk.waiter = null;
+                    sum = null;
+                } else {
+                    sum = pk.sums.remove(round);
+                    pk.applying = true;
+                }
+            }
+            if (complete != null) {
+                complete.done.complete();
+                return;
+            }
+            RuntimeException failed = null;
+            try {
+                if (sum.hasData) {
+                    applier.apply(pk.key, sum.floats(0, pk.layout.length()));
+                }
+            } catch (RuntimeException e) {
+                failed = e;
+            } finally {
+                sum.buf.release();
+            }
+            PeerKey.Waiter w;
+            synchronized (this) {
+                pk.applied.applied(round);
+                pk.applying = false;
+                Long pushed = pk.pushedAt.remove(round);
+                if (pushed != null) {
+                    stats.round(System.nanoTime() - pushed);
+                }
+                w = failed == null ? null : pk.waiter;
+                if (w != null) {
+                    pk.waiter = null;
+                    pk.broken = failed.getMessage();
+                }
+            }
+            stats.applied();
+            if (w != null) {
+                w.done.fail(failed);
+                return;
+            }
+        }
+    }
+
+    /** Fails the ops that have seen no progress for {@code timeoutMs}, naming what they wait for. */
+    private void sweep() {
+        List<Object[]> expired = new ArrayList<>();
+        long now = System.nanoTime();
+        synchronized (this) {
+            for (PeerKey pk : keys.values()) {
+                PeerKey.Waiter w = pk.waiter;
+                if (w != null && !pk.applying && now - w.since > TimeUnit.MILLISECONDS.toNanos(timeoutMs)) {
+                    expired.add(new Object[] {w, pk.layout.key(), waitingFor(pk, w)});
+                    pk.waiter = null;
+                }
+            }
+        }
+        for (Object[] e : expired) {
+            PeerKey.Waiter w = (PeerKey.Waiter) e[0];
+            w.done.fail(failure((String) e[1], w.what, "no progress for " + timeoutMs
+                    + " ms (depengine.kvstore.timeoutMs): " + e[2]));
+        }
+    }
+
+    /** What the op {@code w} on {@code pk} still waits for, for its timeout's message (under the lock). */
+    private String waitingFor(PeerKey pk, PeerKey.Waiter w) {
+        if (!pk.applied.started()) {
+            return "rank 0's init of the key has not arrived";
+        }
+        StringBuilder sb = new StringBuilder("this worker's copy is as of round " + Rounds.text(pk.applied.applied())
+                + "; sums here: " + pk.applied.waiting());
+        if (w.round > 0) {
+            List<Integer> reducers = new ArrayList<>();
+            for (KeyLayout.Chunk c : pk.layout.chunks()) {
+                if (c.reducer() != KeyLayout.EVERY_RANK && !reducers.contains(c.reducer())) {
+                    reducers.add(c.reducer());
+                }
+            }
+            sb.append(reducers.isEmpty() ? "; every rank's push of round " + Rounds.text(w.round) + " is summed here"
+                    : "; the key's parts are summed by ranks " + reducers);
+        }
+        List<Integer> open = new ArrayList<>();
+        for (int r = 0; r < workers; r++) {
+            if (closedBy[r] < w.closedPeriod) {
+                open.add(r);
+            }
+        }
+        if (!open.isEmpty()) {
+            sb.append("; ranks that have not closed period ").append(w.closedPeriod).append(": ").append(open);
+        }
+        return sb.toString();
+    }
+
+    private static void release(ByteBuf b) {
+        if (b != null) {
+            b.release();
+        }
+    }
+
+    private PeerKey keyOf(String key, int length) {
+        return keys.computeIfAbsent(key, k -> new PeerKey(new KeyLayout(k, length, workers, splitFloats)));
+    }
+
+    private KVStoreException failure(String key, String what, String cause) {
+        return new KVStoreException(key, rank, what + ": " + cause, null);
+    }
+
+    @Override
+    public void close() {
+        if (sweeper != null) {
+            sweeper.cancel(false);
+        }
+        transport.close();
+        synchronized (this) {
+            keys.values().forEach(PeerKey::release);
+        }
+    }
+}

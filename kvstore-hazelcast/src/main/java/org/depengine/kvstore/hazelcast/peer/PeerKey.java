@@ -1,0 +1,105 @@
+package org.depengine.kvstore.hazelcast.peer;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.depengine.api.CallbackOnComplete;
+import org.depengine.kvstore.hazelcast.protocol.AppliedRounds;
+import org.depengine.kvstore.hazelcast.protocol.RoundState;
+import org.depengine.kvstore.spi.Key;
+
+/**
+ * One key on one worker with {@code updateOn=worker}: its layout, the rounds of the chunks this worker
+ * sums, the sums of rounds that reached it, and the op (at most one: the key's ops that write its stored
+ * value are ordered) that waits for them. Guarded by the {@link PeerExchange}'s lock, except the values a
+ * round's apply reads and writes, which only the op holding the key's stored variable touches.
+ */
+final class PeerKey {
+    /** A rank's part of a chunk's round: its floats, and the buffer to release once summed (null: not ours). */
+    record Slot(FloatBuffer floats, ByteBuf owner) {
+    }
+
+    /** A round's sum on this worker: the whole key's floats, filled chunk by chunk. */
+    static final class RoundSum {
+        final ByteBuf buf;
+        /** Whether the round had any data (a round of skipped pushes only has none, and updates nothing). */
+        boolean hasData;
+
+        RoundSum(int floats) {
+            buf = PeerTransport.alloc().directBuffer(floats * Float.BYTES, floats * Float.BYTES);
+            buf.writerIndex(floats * Float.BYTES);
+        }
+
+        /** The floats from {@code offset}, {@code count} of them (a view; the buffer stays this sum's). */
+        FloatBuffer floats(int offset, int count) {
+            return buf.nioBuffer(offset * Float.BYTES, count * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer();
+        }
+    }
+
+    /** The op that waits for this key's rounds: until its copy reaches a round (and a closed period). */
+    static final class Waiter {
+        final long round;
+        final int closedPeriod;
+        final CallbackOnComplete done;
+        final String what;
+        /** Writes of this op's pushes still to go to the socket: the op holds its pushed buffer until then. */
+        int writes;
+        /** When this op last saw progress, for its timeout. */
+        long since = System.nanoTime();
+        final long started = System.nanoTime();
+
+        Waiter(long round, int closedPeriod, CallbackOnComplete done, String what) {
+            this.round = round;
+            this.closedPeriod = closedPeriod;
+            this.done = done;
+            this.what = what;
+        }
+    }
+
+    final KeyLayout layout;
+    /** The store's key, once this worker's init ran (a peer's frames may come first). */
+    Key key;
+    /** The rounds' sums that reached this worker, and the ones applied; started by this worker's init. */
+    final AppliedRounds applied;
+    final Map<Integer, RoundState<Slot>> reducing = new HashMap<>();
+    final TreeMap<Long, RoundSum> sums = new TreeMap<>();
+    /** When this worker pushed each round not applied yet (for the rounds' latency). */
+    final Map<Long, Long> pushedAt = new HashMap<>();
+    /** Rank 0's init (value, then state), arrived before this worker's init op took it. */
+    ByteBuf init;
+    Frame initFrame;
+    Waiter waiter;
+    /** Whether a thread is applying rounds to the key now (one at a time, in order). */
+    boolean applying;
+    /** Why the key's rounds cannot go on (a rank whose part it summed closed, a shape mismatch), or null. */
+    String broken;
+
+    PeerKey(KeyLayout layout) {
+        this.layout = layout;
+        this.applied = new AppliedRounds(layout.chunks().size());
+    }
+
+    /** The sum of {@code round}, made on first use. */
+    RoundSum sum(long round) {
+        return sums.computeIfAbsent(round, r -> new RoundSum(layout.length()));
+    }
+
+    /** Frees what the key holds (at close). */
+    void release() {
+        sums.values().forEach(s -> s.buf.release());
+        sums.clear();
+        reducing.values().forEach(r -> r.forEachPending((round, rank, kind, slot) -> {
+            if (slot != null && slot.owner() != null) {
+                slot.owner().release();
+            }
+        }));
+        reducing.clear();
+        if (init != null) {
+            init.release();
+            init = null;
+        }
+    }
+}
