@@ -191,7 +191,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     ByteBuffer bytes = merged.duplicate().position(c.offset() * Float.BYTES)
                             .limit((c.offset() + c.count()) * Float.BYTES).slice();
                     if (r == rank) {
-                        ByteBuf copy = PeerTransport.alloc().directBuffer(bytes.remaining(), bytes.remaining());
+                        ByteBuf copy = pk.take(bytes.remaining());
                         copy.writeBytes(bytes);
                         offer(pk, c, rank, round, new PeerKey.Slot(
                                 copy.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), copy), false);
@@ -301,7 +301,8 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         stats.received(f.payloadBytes());
         synchronized (this) {
             return switch (f.type()) {
-                case PUSH, INIT -> PeerTransport.alloc().directBuffer(f.payloadBytes(), f.payloadBytes());
+                case PUSH -> keyOf(f.key(), f.length()).take(f.payloadBytes());
+                case INIT -> PeerTransport.alloc().directBuffer(f.payloadBytes(), f.payloadBytes());
                 case SUM -> {
                     PeerKey pk = keyOf(f.key(), f.length());
                     if (pk.applied.started() && f.round() <= pk.applied.applied()) {
@@ -395,7 +396,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
             done = skip ? rs.skip(from, round) : rs.offer(from, round, slot);
         } catch (IllegalStateException e) {
             if (slot != null && slot.owner() != null) {
-                slot.owner().release();
+                pk.give(slot.owner());
             }
             pk.broken = e.getMessage();
             return;
@@ -418,7 +419,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
             }
             for (PeerKey.Slot s : r.slots()) {
                 if (s.owner() != null) {
-                    s.owner().release();
+                    pk.give(s.owner());
                 }
             }
             if (sum != null && c.reducer() != KeyLayout.EVERY_RANK) {
@@ -590,11 +591,10 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                 }
             } catch (RuntimeException e) {
                 failed = e;
-            } finally {
-                sum.buf.release();
             }
             PeerKey.Waiter w;
             synchronized (this) {
+                pk.give(sum.buf);
                 pk.applied.applied(round);
                 pk.applying = false;
                 Long pushed = pk.pushedAt.remove(round);

@@ -28,9 +28,9 @@ final class PeerKey {
         /** Whether the round had any data (a round of skipped pushes only has none, and updates nothing). */
         boolean hasData;
 
-        RoundSum(int floats) {
-            buf = PeerTransport.alloc().directBuffer(floats * Float.BYTES, floats * Float.BYTES);
-            buf.writerIndex(floats * Float.BYTES);
+        RoundSum(ByteBuf buf) {
+            this.buf = buf;
+            buf.writerIndex(buf.capacity());
         }
 
         /** The floats from {@code offset}, {@code count} of them (a view; the buffer stays this sum's). */
@@ -66,6 +66,9 @@ final class PeerKey {
     final AppliedRounds applied;
     final Map<Integer, RoundState<Slot>> reducing = new HashMap<>();
     final TreeMap<Long, RoundSum> sums = new TreeMap<>();
+    /** Buffers kept for the next rounds, by size: a few per size (a round or two of a key are open at once). */
+    private static final int SPARES = 4;
+    private final Map<Integer, java.util.ArrayDeque<ByteBuf>> spare = new HashMap<>();
     /** When this worker pushed each round not applied yet (for the rounds' latency). */
     final Map<Long, Long> pushedAt = new HashMap<>();
     /** Rank 0's init (value, then state), arrived before this worker's init op took it. */
@@ -84,7 +87,33 @@ final class PeerKey {
 
     /** The sum of {@code round}, made on first use. */
     RoundSum sum(long round) {
-        return sums.computeIfAbsent(round, r -> new RoundSum(layout.length()));
+        return sums.computeIfAbsent(round, r -> new RoundSum(take(layout.length() * Float.BYTES)));
+    }
+
+    /**
+     * A direct buffer of {@code bytes} (its writer index 0) for a round's sum or a rank's part: one this key
+     * used before when there is one. Allocating (and zeroing) megabytes at every round cost more than the
+     * sums themselves.
+     */
+    ByteBuf take(int bytes) {
+        java.util.ArrayDeque<ByteBuf> free = spare.get(bytes);
+        ByteBuf b = free == null ? null : free.poll();
+        return b != null ? b.clear() : PeerTransport.alloc().directBuffer(bytes, bytes);
+    }
+
+    /**
+     * Gives back a buffer {@link #take} made, done with here: kept for the next round if nothing else holds it
+     * (a sum still being written to a peer does), else released.
+     */
+    void give(ByteBuf b) {
+        if (b.refCnt() == 1) {
+            java.util.ArrayDeque<ByteBuf> free = spare.computeIfAbsent(b.capacity(), c -> new java.util.ArrayDeque<>());
+            if (free.size() < SPARES) {
+                free.add(b);
+                return;
+            }
+        }
+        b.release();
     }
 
     /** Frees what the key holds (at close). */
@@ -101,5 +130,7 @@ final class PeerKey {
             init.release();
             init = null;
         }
+        spare.values().forEach(q -> q.forEach(ByteBuf::release));
+        spare.clear();
     }
 }
