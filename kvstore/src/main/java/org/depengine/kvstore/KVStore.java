@@ -267,6 +267,13 @@ public interface KVStore extends AutoCloseable {
      */
     int length(String key);
 
+    /**
+     * This worker's store's statistics, live: thread-safe and cheap to read from any thread at any time
+     * (a metrics scrape), never blocking a round; the counters are monotonic for the store's life and stay
+     * readable after {@link #close()}.
+     */
+    KVStoreStats stats();
+
     /** Whether {@link #close()} was called. */
     boolean isClosed();
 

@@ -86,8 +86,9 @@ final class DistKVStore extends AbstractKVStore {
         DataPath p;
         try {
             client = new RoundClient(hz, job, async, timer);
-            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, this::applyUpdater, timer)
-                    : new ServerPath(client, async);
+            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, this::applyUpdater, timer,
+                    stats()) : new ServerPath(client, async, stats());
+            job.onLoss((r, why) -> stats().workerLost());
         } catch (RuntimeException e) {
             if (client != null) {
                 client.close();

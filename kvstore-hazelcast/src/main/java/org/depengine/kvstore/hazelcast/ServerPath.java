@@ -3,6 +3,8 @@ package org.depengine.kvstore.hazelcast;
 import java.nio.FloatBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.depengine.api.CallbackOnComplete;
@@ -11,6 +13,7 @@ import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.client.RoundClient;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
+import org.depengine.kvstore.spi.StoreStats;
 
 /**
  * {@code updateOn=server} and {@code dist_async}: every key lives in the job's Hazelcast map, each chunk on
@@ -20,10 +23,16 @@ import org.depengine.kvstore.spi.Rounds;
 final class ServerPath implements DataPath {
     private final RoundClient rounds;
     private final boolean async;
+    private final StoreStats stats;
+    /** Per key: the round of this worker's last push and when it left, for the round's latency (guarded by the key's ops). */
+    private final Map<String, long[]> lastPush = new ConcurrentHashMap<>();
+    /** Per key: the latest round this worker has seen complete (a pull's), so each counts once. */
+    private final Map<String, Long> seen = new ConcurrentHashMap<>();
 
-    ServerPath(RoundClient rounds, boolean async) {
+    ServerPath(RoundClient rounds, boolean async, StoreStats stats) {
         this.rounds = rounds;
         this.async = async;
+        this.stats = stats;
     }
 
     @Override
@@ -36,6 +45,8 @@ final class ServerPath implements DataPath {
 
     @Override
     public void send(Key key, long round, Updater updater, CallbackOnComplete done) {
+        lastPush.put(key.name(), new long[] {round, System.nanoTime()});
+        stats.sent((long) key.length() * Float.BYTES);
         complete(rounds.push(key.name(), round, key.merged(), updater, "round " + Rounds.text(round)), done);
     }
 
@@ -46,7 +57,22 @@ final class ServerPath implements DataPath {
 
     @Override
     public void fetch(Key key, long round, CallbackOnComplete done) {
-        complete(rounds.pull(key.name(), async ? 0 : round, "round " + Rounds.text(round), key.stored()), done);
+        complete(rounds.pull(key.name(), async ? 0 : round, "round " + Rounds.text(round), key.stored())
+                .thenRun(() -> pulled(key, round)), done);
+    }
+
+    /** A pull of {@code round} has its value: the bytes, the round (once), and this worker's push's latency. */
+    private void pulled(Key key, long round) {
+        stats.received((long) key.length() * Float.BYTES);
+        Long before = seen.get(key.name());
+        if (round > 0 && (before == null || round > before)) {
+            seen.put(key.name(), round);
+            stats.roundCompleted();
+            long[] push = lastPush.get(key.name());
+            if (push != null && push[0] == round) {
+                stats.roundLatency(System.nanoTime() - push[1]);
+            }
+        }
     }
 
     @Override

@@ -23,6 +23,7 @@ import org.depengine.kvstore.hazelcast.membership.JobMembership;
 import org.depengine.kvstore.hazelcast.peer.PeerExchange;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
+import org.depengine.kvstore.spi.StoreStats;
 
 /**
  * {@code updateOn=worker}: the store only sums, over the workers' own data transport
@@ -45,10 +46,10 @@ final class WorkerPath implements DataPath {
      * @throws KVStoreException if another worker's transport cannot be reached within the join timeout
      */
     static WorkerPath open(Engine engine, HazelcastInstance hz, JobMembership job, ClusterSettings cluster,
-                           PeerExchange.Applier applier, ScheduledExecutorService timer) {
+                           PeerExchange.Applier applier, ScheduledExecutorService timer, StoreStats stats) {
         InetAddress bind = bindAddress(cluster, hz);
         PeerExchange x = new PeerExchange(job.rank(), job.workers(), cluster.splitFloats(), cluster.timeoutMs(),
-                job.jobId(), new InetSocketAddress(bind, cluster.dataPort()), applier, timer);
+                job.jobId(), new InetSocketAddress(bind, cluster.dataPort()), applier, timer, stats);
         try {
             String host = bind.isAnyLocalAddress() ? advertised(hz) : bind.getHostAddress();
             job.publishDataAddress(host + ":" + x.port());
@@ -71,11 +72,6 @@ final class WorkerPath implements DataPath {
             throw new KVStoreException(null, job.rank(), "cannot connect to the other workers' data transport "
                     + "(updateOn=worker; depengine.kvstore.bind, dataPort): " + e.getMessage(), e);
         }
-    }
-
-    /** The data transport's figures. */
-    PeerExchange exchange() {
-        return exchange;
     }
 
     @Override

@@ -22,9 +22,4 @@ class DistAsyncConformanceTest extends DistConformance {
     String type() {
         return HazelcastKVStoreProvider.DIST_ASYNC;
     }
-
-    @Override
-    protected boolean synchronousRounds() {
-        return false;
-    }
 }

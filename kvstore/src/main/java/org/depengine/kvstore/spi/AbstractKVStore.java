@@ -109,6 +109,7 @@ public abstract class AbstractKVStore implements KVStore {
     private final KVStoreSettings settings;
     private final KeyRegistry keys;
     private final StoreOps ops;
+    private final StoreStats stats = new StoreStats();
     /** Calls hold the read side while they check the state and push ops; close takes the write side. */
     private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
     /** Guards the call-time state below against concurrent calls: updater, pushed, period, endOfData. */
@@ -249,6 +250,12 @@ public abstract class AbstractKVStore implements KVStore {
     protected abstract void closeStore();
 
     // ---------------------------------------------------------------- for implementations
+
+    /** The store's statistics, which {@link KVStore#stats()} shows: an implementation adds what only it sees. */
+    @Override
+    public final StoreStats stats() {
+        return stats;
+    }
 
     /** The settings the store was opened with. */
     protected final KVStoreSettings settings() {

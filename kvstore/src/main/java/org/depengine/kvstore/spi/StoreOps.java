@@ -39,7 +39,7 @@ final class StoreOps {
      */
     void prepare(Key k) {
         k.fns = new Key.Fns(
-                hook(k, false, "send", (key, r, done) -> {
+                hook(k, false, Counted.PUSH, "send", (key, r, done) -> {
                     if (key.dataEnded()) {
                         throw new IllegalStateException("rank " + store.rank() + " signalled endOfData() before this "
                                 + "push ran (a replayed graph's push): call barrier() before pushing again");
@@ -47,14 +47,15 @@ final class StoreOps {
                     key.lastSent = r;
                     store.send(key, r, done);
                 }),
-                hook(k, false, "report of a skipped push", (key, r, done) -> {
+                hook(k, false, Counted.NONE, "report of a skipped push", (key, r, done) -> {
                     if (key.lastSent == r || key.dataEnded()) { // sent, or the period was ended for this rank
                         done.complete();
                     } else {
+                        store.stats().pushed(false); // its send op was skipped: it never ran to count itself
                         store.skippedSend(key, r, done);
                     }
                 }),
-                hook(k, true, "fetch", store::fetch));
+                hook(k, true, Counted.PULL, "fetch", store::fetch));
     }
 
     /**
@@ -124,10 +125,17 @@ final class StoreOps {
             engine.pushAsync(k.fns.fetch(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(),
                     priority, k.names.pull);
         }
+        boolean countHere = !store.pullFetches();
         for (int i = 0; i < outs.size(); i++) {
             DeviceArray out = outs.get(i);
             Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
-            engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
+            boolean last = countHere && i == outs.size() - 1; // a store with no fetch op counts its pull here
+            engine.pushSync(rc -> {
+                memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes());
+                if (last) {
+                    store.stats().pulled(true);
+                }
+            },
                     out.context(), k.opVars.store(), List.of(out.var()), scatterProperty(out), priority,
                     k.names.copyOut.get(i));
         }
@@ -217,15 +225,45 @@ final class StoreOps {
         void run(CallbackOnComplete done) throws Exception;
     }
 
+    /** Which count of the store's statistics an op adds to when it finishes. */
+    private enum Counted { PUSH, PULL, NONE }
+
     /**
      * Wraps a hook as an op body that takes its round when it runs (a pull's round if {@code pull}, else
-     * the push's) and whose failures name the key, this rank, the round and the step.
+     * the push's), counts its finishing in the store's statistics, and whose failures name the key, this
+     * rank, the round and the step.
      */
-    private AsyncFn hook(Key k, boolean pull, String step, Hook hook) {
+    private AsyncFn hook(Key k, boolean pull, Counted counted, String step, Hook hook) {
         String key = k.name();
+        StoreStats stats = store.stats();
         return (RunContext rc, CallbackOnComplete done) -> {
             long round = pull ? k.pullRound() : k.sendRound();
-            run(key, () -> step + " of round " + Rounds.text(round), done, d -> hook.call(k, round, d));
+            CallbackOnComplete counting = counted == Counted.NONE ? done : new CallbackOnComplete() {
+                @Override
+                public void complete() {
+                    finished(true);
+                    done.complete();
+                }
+
+                @Override
+                public void fail(Throwable error) {
+                    finished(false);
+                    done.fail(error);
+                }
+
+                private void finished(boolean ok) {
+                    if (counted == Counted.PUSH) {
+                        stats.pushed(ok);
+                    } else {
+                        stats.pendingRead(-1);
+                        stats.pulled(ok);
+                    }
+                }
+            };
+            if (counted == Counted.PULL) {
+                stats.pendingRead(1);
+            }
+            run(key, () -> step + " of round " + Rounds.text(round), counting, d -> hook.call(k, round, d));
         };
     }
 

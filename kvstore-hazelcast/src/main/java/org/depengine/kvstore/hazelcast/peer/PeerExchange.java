@@ -21,6 +21,7 @@ import org.depengine.kvstore.hazelcast.protocol.RoundState;
 import org.depengine.kvstore.hazelcast.protocol.Sums;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
+import org.depengine.kvstore.spi.StoreStats;
 
 /**
  * The rounds of one worker's store with {@code updateOn=worker} (MXNet's {@code update_on_kvstore=False},
@@ -49,6 +50,9 @@ import org.depengine.kvstore.spi.Rounds;
  * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
  */
 public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable {
+    /** The exchanges of this process not closed yet (for tests: none is left once every store closed). */
+    private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
+
     /** Applies a round's sum to a key's copy with the store's updater (in an op holding the key's stored variable). */
     @FunctionalInterface
     public interface Applier {
@@ -69,8 +73,9 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
     private final boolean[] saidBye;
     private int sentClosed = -1;
     private String lost;
+    private volatile boolean closed;
     private final ScheduledFuture<?> sweeper;
-    private final PeerStats stats = new PeerStats();
+    private final StoreStats stats;
 
     /**
      * Starts this worker's transport on {@code bind}.
@@ -78,13 +83,14 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
      * @param timer runs the sweep that fails ops without progress for {@code timeoutMs}
      */
     public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, String jobId, InetSocketAddress bind,
-                        Applier applier, ScheduledExecutorService timer) {
-        this(rank, workers, splitFloats, timeoutMs, applier, timer, in -> new PeerTransport(rank, jobId, bind, in));
+                        Applier applier, ScheduledExecutorService timer, StoreStats stats) {
+        this(rank, workers, splitFloats, timeoutMs, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
     }
 
     /** On the wire {@code wire} makes (given this exchange's inbound side): for the protocol's model check. */
     PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, Applier applier, ScheduledExecutorService timer,
-                 java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
+                 StoreStats stats, java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
+        this.stats = stats;
         this.rank = rank;
         this.workers = workers;
         this.splitFloats = splitFloats;
@@ -96,6 +102,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         Arrays.fill(ended, -1);
         Arrays.fill(closedBy, -1);
         this.transport = wire.apply(this);
+        OPEN.incrementAndGet();
         this.net = transport instanceof PeerTransport t ? t : null;
         this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(this::sweep, 100, 100, TimeUnit.MILLISECONDS);
     }
@@ -112,11 +119,6 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                 net.connect(r, a, connectTimeoutMs);
             }
         });
-    }
-
-    /** The transport's figures for the store's statistics. */
-    public PeerStats stats() {
-        return stats;
     }
 
     // ------------------------------------------------------------------ the ops
@@ -145,6 +147,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     payload.writeBytes(st);
                     for (int r = 0; r < workers; r++) {
                         if (r != rank) {
+                            stats.sent(payload.readableBytes());
                             transport.send(r, f, payload.retainedDuplicate());
                         }
                     }
@@ -290,7 +293,6 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                 }
             }
         }
-        stats.lostRank();
         failed.forEach((w, key) -> w.done.fail(failure(key, w.what, why)));
     }
 
@@ -599,7 +601,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                 pk.applying = false;
                 Long pushed = pk.pushedAt.remove(round);
                 if (pushed != null) {
-                    stats.round(System.nanoTime() - pushed);
+                    stats.roundLatency(System.nanoTime() - pushed);
                 }
                 w = failed == null ? null : pk.waiter;
                 if (w != null) {
@@ -607,7 +609,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     pk.broken = failed.getMessage();
                 }
             }
-            stats.applied();
+            stats.roundCompleted();
             if (w != null) {
                 w.done.fail(failed);
                 return;
@@ -642,6 +644,12 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         }
         StringBuilder sb = new StringBuilder("this worker's copy is as of round " + Rounds.text(pk.applied.applied())
                 + "; sums here: " + pk.applied.waiting());
+        for (KeyLayout.Chunk c : pk.layout.chunks()) {
+            RoundState<PeerKey.Slot> rs = pk.reducing.get(c.index());
+            if (rs != null && rs.hasPending()) {
+                sb.append("; part ").append(c.index()).append(" (summed here) waits for ranks ").append(rs.missingRanks());
+            }
+        }
         if (w.round > 0) {
             List<Integer> reducers = new ArrayList<>();
             for (KeyLayout.Chunk c : pk.layout.chunks()) {
@@ -678,8 +686,18 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         return new KVStoreException(key, rank, what + ": " + cause, null);
     }
 
+    /** The exchanges of this process that are open: for tests of what a closed store leaves. */
+    public static int open() {
+        return OPEN.get();
+    }
+
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        OPEN.decrementAndGet();
         if (sweeper != null) {
             sweeper.cancel(false);
         }

@@ -5,11 +5,13 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -136,17 +138,16 @@ final class PeerTransport implements Wire {
             }
             return;
         }
-        ch.write(f.encode(ch.alloc()), ch.voidPromise());
-        if (payload != null) {
-            if (onWritten == null) {
-                ch.write(payload, ch.voidPromise());
-            } else {
-                ch.write(payload).addListener(x -> onWritten.run());
-            }
-        } else if (onWritten != null) {
-            onWritten.run();
+        // One write per frame (header and payload one composite buffer, no copy), always queued on the channel's
+        // event loop: a write made on the loop itself would run at once, ahead of the frames other threads queued
+        // before it, and the protocol needs each peer's frames in the order they were sent.
+        ByteBuf header = f.encode(ch.alloc());
+        ByteBuf frame = payload == null ? header : Unpooled.wrappedBuffer(header, payload);
+        ChannelPromise promise = onWritten == null ? ch.voidPromise() : ch.newPromise();
+        if (onWritten != null) {
+            promise.addListener(x -> onWritten.run());
         }
-        ch.flush();
+        ch.eventLoop().execute(() -> ch.writeAndFlush(frame, promise));
     }
 
     /** Closes the connections and the port; idempotent. */
@@ -288,7 +289,7 @@ final class PeerTransport implements Wire {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.debug("rank {}: data connection from rank {}: {}", rank, from, cause.toString());
+            LOG.warn("rank {}: data connection from rank {} failed, closing it: {}", rank, from, cause.toString(), cause);
             ctx.close();
         }
     }

@@ -20,6 +20,7 @@ import org.depengine.kvstore.hazelcast.protocol.Sums;
 import org.depengine.kvstore.hazelcast.protocol.UpdatedValue;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
+import org.depengine.kvstore.spi.StoreStats;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -214,7 +215,7 @@ class WorkerRoundsModelCheckTest {
             }
             for (int r = 0; r < n; r++) {
                 int from = r;
-                workers[r] = new PeerExchange(r, n, splitFloats, 60_000, (key, sum) -> apply(key, sum), null,
+                workers[r] = new PeerExchange(r, n, splitFloats, 60_000, (key, sum) -> apply(key, sum), null, new StoreStats(),
                         in -> new MemoryWire(from));
                 for (int k = 0; k < 2; k++) {
                     keys[r][k] = new Key(engine, "k" + k, lengths[k], 0);

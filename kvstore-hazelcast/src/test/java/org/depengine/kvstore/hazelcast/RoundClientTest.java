@@ -32,10 +32,10 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
-/** Rounds, ordering, chunks, init races and end of data of the table, on one 3-member loopback cluster. */
+/** The round client (updateOn=server, dist_async, barriers): rounds, ordering, chunks, init races and end of data, on one 3-member loopback cluster. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class TableTest {
+class RoundClientTest {
     private static final int N = 3;
     private final TestCluster cluster = new TestCluster(N);
     private List<HazelcastInstance> members;
