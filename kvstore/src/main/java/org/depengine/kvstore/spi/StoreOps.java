@@ -20,9 +20,32 @@ import org.depengine.kvstore.KVStoreException;
 
 /**
  * Pushes the ops of a store's {@code init}, {@code push}, {@code pull}, {@code endOfData} and
- * {@code barrier} calls (the table in {@link AbstractKVStore}'s Javadoc) and wraps its hooks so that
- * their failures name the key, the rank, the round and the step. Called with the store's arguments already checked; thread-safe (it holds no
- * state of its own).
+ * {@code barrier} calls and wraps the store's hooks ({@link AbstractKVStore}) so that their failures name
+ * the key, the rank, the round and the step, and their finishing is counted in the store's statistics.
+ * Called with the store's arguments already checked; thread-safe (it holds no state of its own).
+ *
+ * <h2>The ops each call pushes (all with the call's priority)</h2>
+ * <pre>
+ * init(k, v):      gather   reads v.var        writes k.storeVar   stored  ← v (device → host copy)
+ *                  init     (none)             writes k.storeVar   {@link AbstractKVStore#sendInit}(k)
+ * push(k, vs):     gather i reads vs[i].var    writes staging i    one per value (device → host copy)
+ *                  sum      reads staging 0..n writes k.mergedVar  merged ← Σ staging, in list order
+ *                           (one value: its gather writes merged directly, no sum op)
+ *                  send     reads k.mergedVar  writes k.storeVar   {@link AbstractKVStore#send}(k, round)
+ *                  check    reads k.storeVar, k.mergedVar (NO_SKIP) {@link AbstractKVStore#skippedSend}(k, round) if send was skipped
+ *                           (only if {@link AbstractKVStore#reportsSkippedPushes()})
+ * endOfData(), barrier():
+ *                  end      (none)             writes every k.storeVar {@link AbstractKVStore#endPeriod}(period)  (only if {@link AbstractKVStore#endsPeriods()})
+ *                  mark     reads every k.mergedVar, writes every k.storeVar (NO_SKIP): the period's end or start, per key
+ * pull(k, outs):   fetch    reads k.mergedVar  writes k.storeVar   {@link AbstractKVStore#fetch}(k, round)   (if {@link AbstractKVStore#pullFetches()})
+ *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
+ * </pre>
+ * So on one key, every call's ops run in call order (they all touch {@code storeVar}), except that the
+ * gathers and the sum of a push overlap the previous call's send/fetch/scatters; a later push's gather
+ * waits for the previous send (and fetch, and check) to have read {@code merged}. Calls on different
+ * keys share no variable and run independently. No op ever blocks a thread on the network:
+ * {@code send}, {@code fetch} and {@code sendInit} are {@link AsyncFn}s that start the call and complete
+ * from its callback.
  */
 final class StoreOps {
     private final AbstractKVStore store;

@@ -16,9 +16,9 @@ import org.depengine.kvstore.Updater;
  */
 public final class UpdaterClasses {
     /** The built-in updaters' classes, always accepted. */
-    static final List<String> BUILT_INS = List.of(Updater.Assign.class.getName(), Updater.Sum.class.getName(),
-            Updater.Sgd.class.getName(), Updater.Stateful.class.getName(), Updater.MomentumSgd.class.getName(),
-            Updater.Adam.class.getName());
+    static final List<String> BUILT_INS = List.of(org.depengine.kvstore.optimizers.Assign.class.getName(), org.depengine.kvstore.optimizers.Sum.class.getName(),
+            org.depengine.kvstore.optimizers.Sgd.class.getName(), org.depengine.kvstore.optimizers.StatefulUpdater.class.getName(), org.depengine.kvstore.optimizers.MomentumSgd.class.getName(),
+            org.depengine.kvstore.optimizers.Adam.class.getName());
 
     private UpdaterClasses() {
     }

@@ -24,8 +24,8 @@ import org.depengine.kvstore.Updater;
  */
 final class UpdaterWire {
     /** The built-in classes whose instances never change, so one instance may serve every op that names it. */
-    private static final Set<Class<?>> IMMUTABLE = Set.of(Updater.Assign.class, Updater.Sum.class, Updater.Sgd.class,
-            Updater.MomentumSgd.class, Updater.Adam.class);
+    private static final Set<Class<?>> IMMUTABLE = Set.of(org.depengine.kvstore.optimizers.Assign.class, org.depengine.kvstore.optimizers.Sum.class, org.depengine.kvstore.optimizers.Sgd.class,
+            org.depengine.kvstore.optimizers.MomentumSgd.class, org.depengine.kvstore.optimizers.Adam.class);
     /** A bound on each cache below: past it the cache is emptied (a job uses a handful of updaters). */
     private static final int MAX_CACHED = 64;
     /** Built-in updaters (by identity: they do not override equals) → their serialized bytes. */

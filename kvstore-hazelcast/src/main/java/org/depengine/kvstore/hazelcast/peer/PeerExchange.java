@@ -49,7 +49,7 @@ import org.depengine.kvstore.spi.StoreStats;
  *
  * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
  */
-public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable {
+public final class PeerExchange implements AutoCloseable {
     /** The exchanges of this process not closed yet (for tests: none is left once every store closed). */
     private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -61,21 +61,24 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
     }
 
     private final int rank;
-    private final int workers;
+
+    final int workers;
     private final int splitFloats;
-    private final long timeoutMs;
+    final long timeoutMs;
     private final Applier applier;
-    private final Wire transport;
+    final Wire transport;
     private final PeerTransport net;
-    private final Map<String, PeerKey> keys = new ConcurrentHashMap<>();
-    private final int[] ended;
-    private final int[] closedBy;
-    private final boolean[] saidBye;
-    private int sentClosed = -1;
+    final Map<String, PeerKey> keys = new ConcurrentHashMap<>();
+    /** Per rank, the latest period it closed for this worker (every sum of it from that rank has arrived). */
+    final int[] closedBy;
+    /** Per rank, whether it closed its store normally (it sends nothing more). */
+    final boolean[] saidBye;
+    final Reducer reducer;
+    private final InboundFrames inbound;
     private String lost;
     private volatile boolean closed;
     private final ScheduledFuture<?> sweeper;
-    private final StoreStats stats;
+    final StoreStats stats;
 
     /**
      * Starts this worker's transport on {@code bind}.
@@ -96,15 +99,26 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         this.splitFloats = splitFloats;
         this.timeoutMs = timeoutMs;
         this.applier = applier;
-        this.ended = new int[workers];
         this.closedBy = new int[workers];
         this.saidBye = new boolean[workers];
-        Arrays.fill(ended, -1);
         Arrays.fill(closedBy, -1);
-        this.transport = wire.apply(this);
+        this.inbound = new InboundFrames(this);
+        this.transport = wire.apply(inbound);
         OPEN.incrementAndGet();
         this.net = transport instanceof PeerTransport t ? t : null;
-        this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(this::sweep, 100, 100, TimeUnit.MILLISECONDS);
+        this.reducer = new Reducer(this, rank, workers);
+        Timeouts timeouts = new Timeouts(this);
+        this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(timeouts::sweep, 100, 100, TimeUnit.MILLISECONDS);
+    }
+
+    /** What the wire hands the frames that arrive to: for the model check's in-memory wire. */
+    PeerTransport.Inbound inbound() {
+        return inbound;
+    }
+
+    /** This worker's rank. */
+    int rank() {
+        return rank;
     }
 
     /** The port this worker's transport listens on. */
@@ -154,7 +168,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                 }
             } else {
                 pk.waiter = new PeerKey.Waiter(-1, Integer.MIN_VALUE, done, "init (rank 0's value)");
-                takeInit(pk);
+                pk.takeInit();
             }
         }
         if (rank != 0 && workers > 1) {
@@ -196,7 +210,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     if (r == rank) {
                         ByteBuf copy = pk.take(bytes.remaining());
                         copy.writeBytes(bytes);
-                        offer(pk, c, rank, round, new PeerKey.Slot(
+                        reducer.offer(pk, c, rank, round, new PeerKey.Slot(
                                 copy.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), copy), false);
                     } else if (!saidBye[r]) {
                         ByteBuf part = Unpooled.wrappedBuffer(bytes);
@@ -221,7 +235,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     for (int r = 0; r < workers; r++) {
                         if (c.reducedBy(r)) {
                             if (r == rank) {
-                                offer(pk, c, rank, round, null, true);
+                                reducer.offer(pk, c, rank, round, null, true);
                             } else {
                                 transport.send(r, Frame.push(rank, round, k.name(), k.length(), c.offset(), -1), null);
                             }
@@ -261,7 +275,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
                     transport.send(r, Frame.end(rank, period), null);
                 }
             }
-            ended(rank, period);
+            reducer.ended(rank, period);
         }
         advanceAll();
         done.complete();
@@ -296,196 +310,10 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         failed.forEach((w, key) -> w.done.fail(failure(key, w.what, why)));
     }
 
-    // ------------------------------------------------------------------ inbound frames
-
-    @Override
-    public ByteBuf target(int from, Frame f) {
-        stats.received(f.payloadBytes());
-        synchronized (this) {
-            return switch (f.type()) {
-                case PUSH -> keyOf(f.key(), f.length()).take(f.payloadBytes());
-                case INIT -> PeerTransport.alloc().directBuffer(f.payloadBytes(), f.payloadBytes());
-                case SUM -> {
-                    PeerKey pk = keyOf(f.key(), f.length());
-                    if (pk.applied.started() && f.round() <= pk.applied.applied()) {
-                        yield null; // applied already: a sum made again
-                    }
-                    ByteBuf slice = pk.sum(f.round()).buf.retainedSlice(f.offset() * Float.BYTES, f.payloadBytes());
-                    slice.writerIndex(0);
-                    yield slice;
-                }
-                default -> null;
-            };
-        }
-    }
-
-    @Override
-    public void received(int from, Frame f, ByteBuf payload) {
-        String advanceKey = null;
-        synchronized (this) {
-            switch (f.type()) {
-                case PUSH -> {
-                    PeerKey pk = keyOf(f.key(), f.length());
-                    KeyLayout.Chunk c = pk.layout.at(f.offset());
-                    if (c == null || !c.reducedBy(rank)) {
-                        pk.broken = "rank " + from + " sent a part of key '" + f.key() + "' at float " + f.offset()
-                                + " that this rank does not sum: the workers disagree on splitFloats or numWorkers";
-                        release(payload);
-                    } else {
-                        offer(pk, c, from, f.round(), f.count() < 0 ? null
-                                : new PeerKey.Slot(payload.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), payload),
-                                f.count() < 0);
-                        advanceKey = f.key();
-                    }
-                }
-                case SUM -> {
-                    release(payload);
-                    PeerKey pk = keyOf(f.key(), f.length());
-                    if (!pk.applied.started() || f.round() > pk.applied.applied()) {
-                        PeerKey.RoundSum s = pk.sum(f.round());
-                        s.hasData |= f.count() >= 0;
-                        arrived(pk, f.round());
-                        advanceKey = f.key();
-                    }
-                }
-                case INIT -> {
-                    PeerKey pk = keyOf(f.key(), f.length());
-                    pk.init = payload;
-                    pk.initFrame = f;
-                    takeInit(pk);
-                    advanceKey = f.key();
-                }
-                case END -> ended(from, f.period());
-                case CLOSED -> closedBy[from] = Math.max(closedBy[from], f.period());
-                case BYE -> {
-                    saidBye[from] = true;
-                    closedBy[from] = Integer.MAX_VALUE;
-                    ended(from, Integer.MAX_VALUE);
-                    for (PeerKey pk : keys.values()) {
-                        for (KeyLayout.Chunk c : pk.layout.chunks()) {
-                            if (c.reducer() == from && pk.broken == null) {
-                                pk.broken = "rank " + from + " closed its store normally, and with updateOn=worker it summed "
-                                        + "part of key '" + pk.layout.key() + "': no later round of the key can complete "
-                                        + "(close every worker at the end of the job, or use updateOn=server)";
-                            }
-                        }
-                    }
-                }
-                default -> release(payload);
-            }
-        }
-        if (advanceKey != null) {
-            advance(advanceKey);
-        } else if (f.type() == Frame.Type.END || f.type() == Frame.Type.CLOSED || f.type() == Frame.Type.BYE) {
-            advanceAll();
-        }
-    }
-
-    @Override
-    public void disconnected(int from, boolean bye, String why) {
-        if (!bye) {
-            lost(from, why + " without a goodbye");
-        }
-    }
-
-    // ------------------------------------------------------------------ reducing
-
-    /** Rank {@code from}'s part of {@code round} of chunk {@code c}, which this worker sums (under the lock). */
-    private void offer(PeerKey pk, KeyLayout.Chunk c, int from, long round, PeerKey.Slot slot, boolean skip) {
-        RoundState<PeerKey.Slot> rs = pk.reducing.computeIfAbsent(c.index(), i -> reducerState());
-        List<RoundState.Completed<PeerKey.Slot>> done;
-        try {
-            done = skip ? rs.skip(from, round) : rs.offer(from, round, slot);
-        } catch (IllegalStateException e) {
-            if (slot != null && slot.owner() != null) {
-                pk.give(slot.owner());
-            }
-            pk.broken = e.getMessage();
-            return;
-        }
-        finish(pk, c, done);
-    }
-
-    /** Sums each completed round of chunk {@code c} in rank order, sends the sum to the others (a slice's), takes it here. */
-    private void finish(PeerKey pk, KeyLayout.Chunk c, List<RoundState.Completed<PeerKey.Slot>> done) {
-        for (RoundState.Completed<PeerKey.Slot> r : done) {
-            boolean applied = pk.applied.started() && r.round() <= pk.applied.applied();
-            PeerKey.RoundSum sum = applied ? null : pk.sum(r.round());
-            List<FloatBuffer> parts = new ArrayList<>(r.slots().size());
-            for (PeerKey.Slot s : r.slots()) {
-                parts.add(s.floats());
-            }
-            if (sum != null && !parts.isEmpty()) {
-                Sums.into(parts, sum.floats(c.offset(), c.count()));
-                sum.hasData = true;
-            }
-            for (PeerKey.Slot s : r.slots()) {
-                if (s.owner() != null) {
-                    pk.give(s.owner());
-                }
-            }
-            if (sum != null && c.reducer() != KeyLayout.EVERY_RANK) {
-                for (int to = 0; to < workers; to++) {
-                    if (to != rank && !saidBye[to]) {
-                        ByteBuf part = parts.isEmpty() ? null
-                                : sum.buf.retainedSlice(c.offset() * Float.BYTES, c.count() * Float.BYTES);
-                        stats.sent(part == null ? 0 : part.readableBytes());
-                        transport.send(to, Frame.sum(r.round(), pk.layout.key(), pk.layout.length(), c.offset(),
-                                parts.isEmpty() ? -1 : c.count()), part);
-                    }
-                }
-            }
-            if (sum != null) {
-                arrived(pk, r.round());
-            }
-        }
-    }
-
-    private RoundState<PeerKey.Slot> reducerState() {
-        RoundState<PeerKey.Slot> rs = new RoundState<>(workers, false);
-        rs.ready(0);
-        for (int r = 0; r < workers; r++) {
-            if (ended[r] >= 0) {
-                rs.endOfData(r, ended[r]);
-            }
-        }
-        return rs;
-    }
-
-    /** Rank {@code r} ended {@code period}: the rounds this worker sums complete without it; CLOSED once all have. */
-    private void ended(int r, int period) {
-        if (period <= ended[r]) {
-            return;
-        }
-        ended[r] = period;
-        for (PeerKey pk : keys.values()) {
-            for (KeyLayout.Chunk c : pk.layout.chunks()) {
-                RoundState<PeerKey.Slot> rs = pk.reducing.get(c.index());
-                if (rs != null) {
-                    finish(pk, c, rs.endOfData(r, period));
-                }
-            }
-        }
-        int all = Integer.MAX_VALUE;
-        for (int e : ended) {
-            all = Math.min(all, e);
-        }
-        // Every rank ended these periods: every sum of them this worker makes is sent (above, or before).
-        while (sentClosed < all) {
-            sentClosed = all == Integer.MAX_VALUE ? Integer.MAX_VALUE : sentClosed + 1;
-            for (int to = 0; to < workers; to++) {
-                if (to != rank && !saidBye[to]) {
-                    transport.send(to, Frame.closed(rank, sentClosed), null);
-                }
-            }
-            closedBy[rank] = sentClosed;
-        }
-    }
-
     // ------------------------------------------------------------------ applying
 
     /** The latest period every rank has closed for this worker: every sum of it and before has arrived. */
-    private int closedThrough() {
+    int closedThrough() {
         int min = Integer.MAX_VALUE;
         for (int c : closedBy) {
             min = Math.min(min, c);
@@ -493,7 +321,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         return min;
     }
 
-    private void arrived(PeerKey pk, long round) {
+    void arrived(PeerKey pk, long round) {
         pk.applied.arrived(round);
         if (pk.waiter != null) {
             pk.waiter.since = System.nanoTime();
@@ -514,31 +342,6 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         return w != null && w.writes == 0 && pk.applied.reached(w.round, w.closedPeriod, closedThrough());
     }
 
-    /** Takes rank 0's init of {@code pk} into this worker's copy, once both the init and this worker's key are here. */
-    private void takeInit(PeerKey pk) {
-        if (pk.key == null || pk.init == null || pk.applied.started()) {
-            return;
-        }
-        Key k = pk.key;
-        Frame f = pk.initFrame;
-        ByteBuf b = pk.init;
-        pk.init = null;
-        if (f.length() != k.length()) {
-            pk.broken = "rank 0 initialised key '" + k.name() + "' with " + f.length() + " floats, this rank with "
-                    + k.length();
-            b.release();
-            return;
-        }
-        ByteBuffer value = b.nioBuffer(0, k.length() * Float.BYTES);
-        k.storedBytes().put(value);
-        float[] state = new float[f.offset() * k.length()];
-        b.nioBuffer(k.length() * Float.BYTES, state.length * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer()
-                .get(state);
-        b.release();
-        k.restoreFrom(state, f.count(), f.round());
-        pk.applied.start(k.initRound(), k.initPeriod());
-    }
-
     private void written(PeerKey pk, PeerKey.Waiter w) {
         synchronized (this) {
             w.writes--;
@@ -546,7 +349,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         advance(pk.layout.key());
     }
 
-    private void advanceAll() {
+    void advanceAll() {
         for (String k : keys.keySet()) {
             advance(k);
         }
@@ -556,7 +359,7 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
      * Applies the rounds the waiting op of {@code name} may apply, in order, one thread at a time per key
      * (the updater runs outside the lock), then completes the op if it has what it waits for.
      */
-    private void advance(String name) {
+    void advance(String name) {
         PeerKey pk = keys.get(name);
         if (pk == null) {
             return;
@@ -617,72 +420,17 @@ public final class PeerExchange implements PeerTransport.Inbound, AutoCloseable 
         }
     }
 
-    /** Fails the ops that have seen no progress for {@code timeoutMs}, naming what they wait for. */
-    private void sweep() {
-        List<Object[]> expired = new ArrayList<>();
-        long now = System.nanoTime();
-        synchronized (this) {
-            for (PeerKey pk : keys.values()) {
-                PeerKey.Waiter w = pk.waiter;
-                if (w != null && !pk.applying && now - w.since > TimeUnit.MILLISECONDS.toNanos(timeoutMs)) {
-                    expired.add(new Object[] {w, pk.layout.key(), waitingFor(pk, w)});
-                    pk.waiter = null;
-                }
-            }
-        }
-        for (Object[] e : expired) {
-            PeerKey.Waiter w = (PeerKey.Waiter) e[0];
-            w.done.fail(failure((String) e[1], w.what, "no progress for " + timeoutMs
-                    + " ms (depengine.kvstore.timeoutMs): " + e[2]));
-        }
-    }
-
-    /** What the op {@code w} on {@code pk} still waits for, for its timeout's message (under the lock). */
-    private String waitingFor(PeerKey pk, PeerKey.Waiter w) {
-        if (!pk.applied.started()) {
-            return "rank 0's init of the key has not arrived";
-        }
-        StringBuilder sb = new StringBuilder("this worker's copy is as of round " + Rounds.text(pk.applied.applied())
-                + "; sums here: " + pk.applied.waiting());
-        for (KeyLayout.Chunk c : pk.layout.chunks()) {
-            RoundState<PeerKey.Slot> rs = pk.reducing.get(c.index());
-            if (rs != null && rs.hasPending()) {
-                sb.append("; part ").append(c.index()).append(" (summed here) waits for ranks ").append(rs.missingRanks());
-            }
-        }
-        if (w.round > 0) {
-            List<Integer> reducers = new ArrayList<>();
-            for (KeyLayout.Chunk c : pk.layout.chunks()) {
-                if (c.reducer() != KeyLayout.EVERY_RANK && !reducers.contains(c.reducer())) {
-                    reducers.add(c.reducer());
-                }
-            }
-            sb.append(reducers.isEmpty() ? "; every rank's push of round " + Rounds.text(w.round) + " is summed here"
-                    : "; the key's parts are summed by ranks " + reducers);
-        }
-        List<Integer> open = new ArrayList<>();
-        for (int r = 0; r < workers; r++) {
-            if (closedBy[r] < w.closedPeriod) {
-                open.add(r);
-            }
-        }
-        if (!open.isEmpty()) {
-            sb.append("; ranks that have not closed period ").append(w.closedPeriod).append(": ").append(open);
-        }
-        return sb.toString();
-    }
-
-    private static void release(ByteBuf b) {
+    static void release(ByteBuf b) {
         if (b != null) {
             b.release();
         }
     }
 
-    private PeerKey keyOf(String key, int length) {
+    PeerKey keyOf(String key, int length) {
         return keys.computeIfAbsent(key, k -> new PeerKey(new KeyLayout(k, length, workers, splitFloats)));
     }
 
-    private KVStoreException failure(String key, String what, String cause) {
+    KVStoreException failure(String key, String what, String cause) {
         return new KVStoreException(key, rank, what + ": " + cause, null);
     }
 

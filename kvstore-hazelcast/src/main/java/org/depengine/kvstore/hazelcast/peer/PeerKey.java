@@ -1,6 +1,7 @@
 package org.depengine.kvstore.hazelcast.peer;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.util.HashMap;
@@ -132,5 +133,30 @@ final class PeerKey {
         }
         spare.values().forEach(q -> q.forEach(ByteBuf::release));
         spare.clear();
+    }
+
+    /** Takes rank 0's init into this worker's copy, once both the init and this worker's key are here (under the exchange's lock). */
+    void takeInit() {
+        if (key == null || init == null || applied.started()) {
+            return;
+        }
+        Key k = key;
+        Frame f = initFrame;
+        ByteBuf b = init;
+        init = null;
+        if (f.length() != k.length()) {
+            broken = "rank 0 initialised key '" + k.name() + "' with " + f.length() + " floats, this rank with "
+                    + k.length();
+            b.release();
+            return;
+        }
+        ByteBuffer value = b.nioBuffer(0, k.length() * Float.BYTES);
+        k.storedBytes().put(value);
+        float[] state = new float[f.offset() * k.length()];
+        b.nioBuffer(k.length() * Float.BYTES, state.length * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer()
+                .get(state);
+        b.release();
+        k.restoreFrom(state, f.count(), f.round());
+        applied.start(k.initRound(), k.initPeriod());
     }
 }

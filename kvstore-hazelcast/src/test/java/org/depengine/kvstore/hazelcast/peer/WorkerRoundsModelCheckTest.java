@@ -364,14 +364,14 @@ class WorkerRoundsModelCheckTest {
                 }
                 channels.get(from * n + peer).add(() -> {
                     PeerExchange to = workers[peer];
-                    ByteBuf target = f.payloadBytes() == 0 ? null : to.target(from, f);
+                    ByteBuf target = f.payloadBytes() == 0 ? null : to.inbound().target(from, f);
                     if (target != null) {
                         target.writeBytes(copy);
                     }
                     if (copy != null) {
                         copy.release();
                     }
-                    to.received(from, f, target);
+                    to.inbound().received(from, f, target);
                 });
             }
 
