@@ -5,20 +5,23 @@ import java.nio.FloatBuffer;
 
 /**
  * The step a store applies to a key's stored value with the sum of a push (of a round, in
- * {@code dist_sync}): the optimizer in MXNet's {@code set_optimizer}. It runs where the key lives: on the
- * host for {@code local}, on the member owning the key for a distributed store, which is why it is
- * {@link Serializable}. Write it as a named class whose fields are serializable (not a lambda capturing
- * unknown state); the built-ins (package {@code org.depengine.kvstore.optimizers}) are such classes. A distributed store deserializes only the
- * built-ins and the classes the user registers with it ({@code kvstore-hazelcast}:
+ * {@code dist_sync}): the optimizer in MXNet's {@code set_optimizer}. It runs on the host for
+ * {@code local}; with {@code dist_sync}'s default ({@code updateOn=worker}, MXNet's
+ * {@code update_on_kvstore=False}) on every worker, on each round's sum, so it must compute the same
+ * floats on every worker (the built-ins do); where the key lives (a Hazelcast member) with
+ * {@code dist_async} or {@code updateOn=server}, which is why it is {@link Serializable}. Write it as a
+ * named class whose fields are serializable (not a lambda capturing unknown state); the built-ins (package
+ * {@code org.depengine.kvstore.optimizers}) are such classes. A store that ships updaters deserializes
+ * only the built-ins and the classes the user registers with it ({@code kvstore-hazelcast}:
  * {@code depengine.kvstore.updaterClasses}), since deserializing a class a peer names runs its code.
  *
  * <h2>State</h2>
  * An updater may keep per-element state (momentum, Adam's moments): {@link #stateFloats()} says how many
  * floats per element, and the store calls {@link #update(String, FloatBuffer, FloatBuffer, FloatBuffer, long)}
- * with that state. The store keeps it where the key lives, per key and per chunk of a split key, and
- * changes it in the same step as the value: a distributed store's backup copy, and a
- * {@link KVStore#checkpoint checkpoint}, always hold a value and the state it was computed with. Fields
- * of the updater object itself are never state: every push ships a copy of it.
+ * with that state. The store keeps it where the updater runs (on every worker, or where the key lives, per
+ * key and per chunk of a split key), and changes it in the same step as the value: a backup copy and a
+ * {@link KVStore#checkpoint checkpoint} always hold a value and the state it was computed with. Fields of
+ * the updater object itself are never state: a store may run a copy of it.
  *
  * <p>Thread-safety: it may be called concurrently for different keys, never concurrently for one key.
  */

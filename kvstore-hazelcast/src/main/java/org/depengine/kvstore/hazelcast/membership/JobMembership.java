@@ -127,8 +127,13 @@ public final class JobMembership implements AutoCloseable {
         }, true);
         try {
             if (refusal != null) {
-                shared.put(REFUSED, "rank 0 refused to start job '" + jobId + "': " + refusal);
+                // Kept for the join's timeout only: the ranks that come later in it fail with it, a restarted job does not.
+                shared.put(REFUSED, "rank 0 refused to start job '" + jobId + "': " + refusal, settings.joinTimeoutMs(),
+                        TimeUnit.MILLISECONDS);
                 throw new KVStoreException(null, rank, refusal, null);
+            }
+            if (rank == 0) {
+                shared.remove(REFUSED); // a refusal of an earlier start of this job, now started again
             }
             refuseAnEarlierJobsState(resumePeriod != null);
             refuseAnotherNumberOfWorkers();
