@@ -50,6 +50,9 @@ import org.depengine.kvstore.spi.StoreStats;
  * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
  */
 public final class PeerExchange implements AutoCloseable {
+    /** Keys of at most this many floats (256 KiB) send copies of their parts: the push op need not wait for the socket. */
+    static final int COPIED_FLOATS = 64 * 1024;
+
     /** The exchanges of this process not closed yet (for tests: none is left once every store closed). */
     private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -213,11 +216,16 @@ public final class PeerExchange implements AutoCloseable {
                         reducer.offer(pk, c, rank, round, new PeerKey.Slot(
                                 copy.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), copy), false);
                     } else if (!saidBye[r]) {
-                        ByteBuf part = Unpooled.wrappedBuffer(bytes);
-                        w.writes++;
-                        stats.sent(part.readableBytes());
-                        transport.send(r, Frame.push(rank, round, k.name(), k.length(), c.offset(), c.count()),
-                                part, () -> written(pk, w));
+                        stats.sent(bytes.remaining());
+                        Frame f = Frame.push(rank, round, k.name(), k.length(), c.offset(), c.count());
+                        if (k.length() <= COPIED_FLOATS) {
+                            // A small key's part is copied, and the op completes at once: waiting for the socket
+                            // (an event loop's turn) cost a small round more than its bytes.
+                            transport.send(r, f, PeerTransport.alloc().directBuffer(bytes.remaining()).writeBytes(bytes));
+                        } else {
+                            w.writes++; // the pushed buffer stays the op's until written: no copy of a large key
+                            transport.send(r, f, Unpooled.wrappedBuffer(bytes), () -> written(pk, w));
+                        }
                     }
                 }
             }
