@@ -1,7 +1,9 @@
 /**
- * The {@code dist_sync} and {@code dist_async} KVStores on a Hazelcast cluster: keys sharded over the
- * members by partition, the updater run on each key's owner, rounds, end of data and lost workers
- * kept in map entries and seen through entry and membership listeners (no CP subsystem).
+ * The {@code dist_sync} and {@code dist_async} KVStores. Hazelcast keeps each job's membership, its
+ * barriers and the workers' data addresses, and sees lost workers (no CP subsystem). {@code dist_sync}'s
+ * default ({@code updateOn=worker}) sums each round over the workers' own Netty transport and runs the
+ * updater on every worker; {@code updateOn=server} and {@code dist_async} keep the keys in Hazelcast map
+ * entries sharded over the members, summed and updated by entry processors on each key's owner.
  */
 module org.depengine.kvstore.hazelcast {
     requires org.depengine.api;

@@ -19,7 +19,8 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * <p>One job, one store: a job's maps are named by its {@code jobId} (the same on every worker).
  * Opening a store whose maps hold an earlier job's state (no rank in them held by a live worker) throws
  * a {@link KVStoreException} asking for a new job id; a worker that closes its store normally ends its
- * part in every later round (they complete without it) and is not reported as lost, and the job's last
+ * part in every later round (they complete without it, except, with {@code updateOn=worker}, the rounds of
+ * a key part of which it summed: those fail naming it) and is not reported as lost, and the job's last
  * worker to close destroys its maps, in client mode too. A barrier needs every worker: one that closed
  * fails the barriers it did not reach on the others, at once.
  *
@@ -33,7 +34,7 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * {@link HazelcastSettings}.
  */
 public final class HazelcastKVStoreProvider implements KVStoreProvider {
-    /** Rounds: each key's update waits for every worker's push. */
+    /** Rounds: each key's update waits for every worker's push (see {@link HazelcastSettings.UpdateOn} for where it runs). */
     public static final String DIST_SYNC = "dist_sync";
     /**
      * Each push is applied as it arrives. A pull sees every push this worker made before it, and of the
