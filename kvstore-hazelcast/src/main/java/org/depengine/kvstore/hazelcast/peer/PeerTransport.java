@@ -12,6 +12,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.RecvByteBufAllocator;
+import io.netty.channel.RecvByteBufAllocator.DelegatingHandle;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -80,8 +82,18 @@ final class PeerTransport implements Wire {
                     .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
+                        @SuppressWarnings("deprecation") // newHandle()'s declared type is the deprecated Handle: Netty's API
                         protected void initChannel(SocketChannel ch) {
-                            ch.pipeline().addLast(new Reader());
+                            Reader reader = new Reader();
+                            RecvByteBufAllocator usual = ch.config().getRecvByteBufAllocator();
+                            ch.config().setRecvByteBufAllocator(() -> new DelegatingHandle(usual.newHandle()) {
+                                @Override
+                                public ByteBuf allocate(ByteBufAllocator alloc) {
+                                    ByteBuf into = reader.readInto();
+                                    return into != null ? into : super.allocate(alloc);
+                                }
+                            });
+                            ch.pipeline().addLast(reader);
                         }
                     }).bind(bind).syncUninterruptibly().channel();
         } catch (RuntimeException e) {
@@ -197,9 +209,35 @@ final class PeerTransport implements Wire {
         private int from = -1;
         private boolean bye;
 
+        /** The part of the payload's target the socket is being read into now, or null. */
+        private ByteBuf into;
+
+        /**
+         * Where the channel reads next: while a payload is due and has a target, the rest of that target
+         * itself (the socket's bytes land where they go, no copy); else null (the channel's own buffers).
+         */
+        ByteBuf readInto() {
+            if (frame == null || target == null || payloadLeft == 0) {
+                return null;
+            }
+            into = target.retainedSlice(target.writerIndex(), payloadLeft).clear();
+            return into;
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ByteBuf in = (ByteBuf) msg;
+            if (in == into) {
+                into = null;
+                int n = in.writerIndex();
+                in.release();
+                target.writerIndex(target.writerIndex() + n);
+                payloadLeft -= n;
+                if (payloadLeft == 0) {
+                    deliver(ctx);
+                }
+                return;
+            }
             try {
                 while (in.isReadable() && ctx.channel().isActive()) {
                     if (frame == null) {
