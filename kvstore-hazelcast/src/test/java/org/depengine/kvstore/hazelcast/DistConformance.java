@@ -16,6 +16,8 @@ import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.hazelcast.peer.PeerExchange;
 import org.depengine.testkit.KVStoreConformance;
 import org.depengine.testkit.StoreSetup;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The conformance suites on a 3-member loopback cluster formed once per test class; every test's stores
@@ -43,6 +45,7 @@ abstract class DistConformance extends KVStoreConformance {
         return Map.of();
     }
 
+    @BeforeAll
     static void form() {
         cluster = new TestCluster(MEMBERS);
         members = cluster.startMembers(MEMBERS, UPDATERS);
@@ -52,6 +55,7 @@ abstract class DistConformance extends KVStoreConformance {
         }
     }
 
+    @AfterAll
     static void stop() {
         if (members != null) {
             members.forEach(HazelcastInstance::shutdown);

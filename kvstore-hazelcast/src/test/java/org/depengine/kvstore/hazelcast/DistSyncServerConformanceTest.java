@@ -2,22 +2,11 @@ package org.depengine.kvstore.hazelcast;
 
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 
 /** {@code dist_sync} with {@code updateOn=server} (the updater where each key lives, backups) passes the KVStore conformance suites. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DistSyncServerConformanceTest extends DistConformance {
-    @BeforeAll
-    static void formCluster() {
-        form();
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        stop();
-    }
 
     @Override
     String type() {
