@@ -27,9 +27,7 @@ final class InboundFrames implements PeerTransport.Inbound {
                     if (pk.applied.started() && f.round() <= pk.applied.applied()) {
                         yield null; // applied already: a sum made again
                     }
-                    ByteBuf slice = pk.sum(f.round()).buf.retainedSlice(f.offset() * Float.BYTES, f.payloadBytes());
-                    slice.writerIndex(0);
-                    yield slice;
+                    yield SharedView.toWrite(pk.sum(f.round()).buf, f.offset() * Float.BYTES, f.payloadBytes());
                 }
                 default -> null;
             };

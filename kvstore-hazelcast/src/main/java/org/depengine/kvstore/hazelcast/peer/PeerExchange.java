@@ -165,7 +165,7 @@ public final class PeerExchange implements AutoCloseable {
                     for (int r = 0; r < workers; r++) {
                         if (r != rank) {
                             stats.sent(payload.readableBytes());
-                            transport.send(r, f, payload.retainedDuplicate());
+                            transport.send(r, f, SharedView.toRead(payload, 0, payload.readableBytes()));
                         }
                     }
                 }

@@ -67,7 +67,7 @@ final class Reducer {
                 for (int to = 0; to < workers; to++) {
                     if (to != rank && !x.saidBye[to]) {
                         ByteBuf part = parts.isEmpty() ? null
-                                : sum.buf.retainedSlice(c.offset() * Float.BYTES, c.count() * Float.BYTES);
+                                : SharedView.toRead(sum.buf, c.offset() * Float.BYTES, c.count() * Float.BYTES);
                         x.stats.sent(part == null ? 0 : part.readableBytes());
                         x.transport.send(to, Frame.sum(r.round(), pk.layout.key(), pk.layout.length(), c.offset(),
                                 parts.isEmpty() ? -1 : c.count()), part);
