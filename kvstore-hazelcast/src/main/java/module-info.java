@@ -1,13 +1,18 @@
 /**
- * The {@code dist_sync} and {@code dist_async} KVStores on a Hazelcast cluster: keys sharded over the
- * members by partition, the updater run on each key's owner, rounds, end of data and lost workers
- * kept in map entries and seen through entry and membership listeners (no CP subsystem).
+ * The {@code dist_sync} and {@code dist_async} KVStores. Hazelcast keeps each job's membership, its
+ * barriers and the workers' data addresses, and sees lost workers (no CP subsystem). {@code dist_sync}'s
+ * default ({@code updateOn=worker}) sums each round over the workers' own Netty transport and runs the
+ * updater on every worker; {@code updateOn=server} and {@code dist_async} keep the keys in Hazelcast map
+ * entries sharded over the members, summed and updated by entry processors on each key's owner.
  */
 module org.depengine.kvstore.hazelcast {
     requires org.depengine.api;
     requires transitive com.hazelcast.core; // HazelcastKVStoreProvider.open takes an instance
     requires transitive org.depengine.kvstore;
     requires org.slf4j;
+    requires io.netty.transport; // updateOn=worker's data transport
+    requires io.netty.buffer;
+    requires io.netty.common;
     // Hazelcast is an automatic module: it reads every resolved module but makes none resolve. It
     // needs Java SE (JMX, SQL types), sun.misc.Unsafe (jdk.unsupported) and jdk.net's socket options.
     requires java.se;
@@ -17,4 +22,5 @@ module org.depengine.kvstore.hazelcast {
     exports org.depengine.kvstore.hazelcast;
 
     provides org.depengine.kvstore.spi.KVStoreProvider with org.depengine.kvstore.hazelcast.HazelcastKVStoreProvider;
+    provides org.depengine.api.settings.SettingsCatalog with org.depengine.kvstore.hazelcast.HazelcastSettings;
 }

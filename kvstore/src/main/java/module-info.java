@@ -11,6 +11,7 @@ module org.depengine.kvstore {
 
     exports org.depengine.kvstore;
     exports org.depengine.kvstore.spi;
+    exports org.depengine.kvstore.optimizers;
 
     uses org.depengine.kvstore.spi.KVStoreProvider;
 

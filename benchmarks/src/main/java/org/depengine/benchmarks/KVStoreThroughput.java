@@ -72,6 +72,10 @@ public class KVStoreThroughput {
         @Param({"1", "2", "3"})
         public int workers;
 
+        /** Where the updater runs: {@code worker} (the store sums, dist_sync's default) or {@code server}. */
+        @Param({"worker", "server"})
+        public String updateOn;
+
         private final List<Engine> engines = new ArrayList<>();
         private final List<KVStore> stores = new ArrayList<>();
         private final List<DeviceArray> arrays = new ArrayList<>();
@@ -97,8 +101,9 @@ public class KVStoreThroughput {
             for (int r = 0; r < workers; r++) {
                 Engine e = Engine.create("perdevice");
                 engines.add(e);
-                KVStoreSettings s = KVStoreSettings.builder().members(members.toString()).rank(r).numWorkers(workers)
-                        .clusterName(cluster).port(ports.get(r)).set("portCount", "1").build();
+                KVStoreSettings s = KVStoreSettings.builder().set("members", members.toString()).rank(r).numWorkers(workers)
+                        .set("clusterName", cluster).set("port", Integer.toString(ports.get(r))).set("portCount", "1")
+                        .set("updateOn", updateOn).build();
                 opening.add(CompletableFuture.supplyAsync(() -> KVStore.open(e, "dist_sync", s)));
             }
             int floats = bytes / 4;

@@ -167,9 +167,10 @@ final class ClusterOptions {
         }
         String own = memberList.get(rank());
         return fromProperties.toBuilder()
-                .members(memberList).rank(rank()).numWorkers(memberList.size()).clusterName(job)
+                .set("members", String.join(",", memberList)).rank(rank()).numWorkers(memberList.size())
+                .set("clusterName", job)
                 .set(JOB_SETTING, job)
-                .port(Integer.parseInt(own.substring(own.lastIndexOf(':') + 1)))
+                .set("port", own.substring(own.lastIndexOf(':') + 1))
                 .set("portCount", "1")
                 .set("bind", bind)
                 .build();

@@ -188,7 +188,7 @@ public final class KVStoreModelStep implements Callable<Integer> {
     }
 
     private static InetSocketAddress echoAddress(KVStoreSettings settings, int rank) {
-        String m = settings.members().get(rank);
+        String m = settings.get("members").orElseThrow().split(",")[rank].strip();
         int colon = m.lastIndexOf(':');
         return new InetSocketAddress(m.substring(0, colon), Integer.parseInt(m.substring(colon + 1)) + ECHO_PORT_OFFSET);
     }

@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
  * samples and runs forward and backward; each layer's gradient is pushed to the KVStore as soon as it
  * exists and the new weights pulled back (MXNet's way: push and pull are engine ops, so nothing here
  * waits). The store sums the devices' gradients (in device order, then in rank order across processes)
- * and takes the SGD step where the key lives: on the host ({@code local}) or on the Hazelcast member
- * owning the key ({@code dist_*}).
+ * and the SGD step is taken on the host ({@code local}), on every worker on the round's sum
+ * ({@code dist_sync}'s default, {@code updateOn=worker}: the store only sums, as PyTorch DDP), or on the
+ * Hazelcast member owning the key ({@code dist_async}, or {@code -Ddepengine.kvstore.updateOn=server}).
  *
  * <p>Usage: {@code MultiDeviceTraining [--engine naive|pooled|perdevice] [--devices cpu:0,cpu:1]
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
@@ -235,6 +236,14 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         return b.build();
     }
 
+    /** Where the store sums and takes the SGD step, for the first line. */
+    private static String whereSgd(String type, KVStoreSettings s) {
+        String on = s.get("updateOn").orElse(type.equals("dist_async") ? "server" : "worker");
+        return type.equals("local") ? "gradient sums and SGD on the host"
+                : on.equalsIgnoreCase("server") ? "gradient sums and SGD where each key lives"
+                : "gradient sums over the workers, SGD on every worker";
+    }
+
     private Path checkpointPath() {
         return checkpointFile != null ? checkpointFile
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.ckpt");
@@ -251,9 +260,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
              TrainingMetrics meters = metrics && print ? new TrainingMetrics(engine, kv, metricsPort) : null) {
             Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed, !noCapture);
             if (print) {
-                System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; gradient sums "
-                        + "and SGD where each key lives)%n", engine.name(), join(devices), host, kv.type(),
-                        workers == 1 ? "1 worker" : workers + " workers");
+                System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; %s)%n",
+                        engine.name(), join(devices), host, kv.type(), workers == 1 ? "1 worker" : workers + " workers",
+                        whereSgd(kv.type(), storeSettings()));
                 System.out.printf("data: %s; batch %d (%s per device%s); hidden %d; lr %s; %d epochs; %s%n",
                         data.description, batch, run.rowsPerDeviceText(), workers > 1 ? ", over " + workers + " workers"
                         : "", hidden, lr, epochs, noCapture ? "ops pushed one by one (--no-capture)"

@@ -4,7 +4,7 @@ import java.nio.FloatBuffer;
 import org.depengine.kvstore.Updater;
 
 /**
- * MultiDeviceTraining's updater, run where each key lives: plain SGD on the summed gradient for the
+ * MultiDeviceTraining's updater, run where the store runs updaters (on every worker by default): plain SGD on the summed gradient for the
  * layers' keys, and assignment for the {@value #METRICS} key (each worker fills its own samples' slots
  * and zeros elsewhere, so the round's sum is every worker's metrics at once) and for the epochs done
  * ({@link TrainingCheckpoints#PROGRESS}).

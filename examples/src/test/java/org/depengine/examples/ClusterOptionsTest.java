@@ -38,10 +38,10 @@ class ClusterOptionsTest {
         assertEquals(3, rank0.check("dist_sync"));
         assertFalse(rank0.startsWorkers(3), "the per-machine form starts no other JVM");
         KVStoreSettings s0 = rank0.storeSettings();
-        assertEquals(List.of("127.0.0.1:5801", "10.213.250.2:5802", "10.213.250.3:5803"), s0.members());
+        assertEquals("127.0.0.1:5801,10.213.250.2:5802,10.213.250.3:5803", s0.get("members").orElseThrow());
         assertEquals(0, s0.rank());
         assertEquals(3, s0.numWorkers());
-        assertEquals(5801, s0.port());
+        assertEquals("5801", s0.get("port").orElseThrow());
         assertEquals("127.0.0.1", s0.get("bind").orElseThrow(), "by default the worker's own address in --members");
 
         // Rank 1's own address is not on this machine; with --bind it listens on one that is.
@@ -49,10 +49,10 @@ class ClusterOptionsTest {
         assertEquals(3, rank1.check("dist_async"));
         KVStoreSettings s1 = rank1.storeSettings();
         assertEquals(1, s1.rank());
-        assertEquals(5802, s1.port());
+        assertEquals("5802", s1.get("port").orElseThrow());
         for (KVStoreSettings s : List.of(s0, s1)) {
             assertEquals("job-42", s.get(ClusterOptions.JOB_SETTING).orElseThrow(), "the store every worker opens");
-            assertEquals("job-42", s.clusterName());
+            assertEquals("job-42", s.get("clusterName").orElseThrow());
         }
     }
 

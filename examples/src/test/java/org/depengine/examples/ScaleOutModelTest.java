@@ -89,9 +89,10 @@ class ScaleOutModelTest {
     @Test
     void modelStepOnOneTwoAndThreeHosts() throws Exception {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "| workers | step (median) | TCP echo host "
-                + "0↔1 | bytes a step, all links (tc) | first model: 3M(N-1) | corrected, backups of every push: 2M(N-1)+NM "
-                + "| busiest link (tc) | busiest link at the echo's rate | workers' CPU a step |%n"
-                + "|---|---|---|---|---|---|---|---|---|%n"));
+                + "0↔1 | bytes a step, all links (tc) | busiest host's bytes out (tc) | allreduce bound 2(N−1)/N·M | "
+                + "busiest host ÷ bound | busiest link (tc) | busiest link at the echo's rate | busbw = M/step·2(N−1)/N | "
+                + "busbw ÷ the echo's rate | workers' CPU a step |%n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|%n"));
         for (int n = 1; n <= HOSTS; n++) {
             table.append(modelStep(n));
         }
@@ -165,29 +166,36 @@ class ScaleOutModelTest {
         double step = Double.parseDouble(m.group(3));
         double echo = Double.parseDouble(m.group(4));
         long busiest = 0;
+        long busiestHost = 0;
         long total = 0;
         StringBuilder links = new StringBuilder();
         for (int a = 0; a < n; a++) {
+            long host = 0;
             for (int b = 0; b < n; b++) {
                 long perStep = (after[a][b] - before[a][b]) / STEPS;
                 busiest = Math.max(busiest, perStep);
+                host += perStep;
                 total += perStep;
                 if (a != b) {
                     links.append(String.format(Locale.ROOT, " %d→%d %.1f MB;", a, b, perStep / 1e6));
                 }
             }
+            busiestHost = Math.max(busiestHost, host);
         }
         Files.writeString(linksFile(n), (links.length() == 0 ? "none" : links.substring(1, links.length() - 1))
                 + System.lineSeparator());
-        // docs/scale-out.md, M = the model's bytes: each host sends its pushes and pull replies, (N-1)/N of M
-        // each, and (as the data path does) the owner forwards every one of the N pushes it receives to the
-        // key's backup, M in all; the docs' model had M(N-1)/N for the backups.
-        double docs = 3.0 * bytes * (n - 1);
-        double withBackups = n == 1 ? 0 : 2.0 * bytes * (n - 1) + (double) n * bytes;
+        // docs/scale-out.md: with updateOn=worker a host sends the parts of every key it does not sum to their
+        // reducers and the sums of its own parts to the others: the allreduce's 2(N-1)/N of M (small keys, summed
+        // by every host, a little more).
+        double bound = n == 1 ? 0 : 2.0 * bytes * (n - 1) / n;
         double linkRate = bytes / echo; // bytes per ms each way, as the echo measured
-        return String.format(Locale.ROOT, "| %d | %.0f ms | %.0f ms (%.0f MB/s) | %.1f MB | %.1f MB | %.1f MB | %.1f MB | "
-                + "%.0f ms | %.0f ms |%n", n, step, echo, bytes / echo / 1e3, total / 1e6, docs / 1e6, withBackups / 1e6,
-                busiest / 1e6, busiest / linkRate, (cpuAfter - cpuBefore) / 1e6 / STEPS);
+        double busbw = n == 1 ? 0 : bytes / step * 2.0 * (n - 1) / n; // bytes per ms
+        return String.format(Locale.ROOT, "| %d | %.0f ms | %.0f ms (%.0f MB/s) | %.1f MB | %.1f MB | %.1f MB | %s | "
+                + "%.1f MB | %.0f ms | %s | %s | %.0f ms |%n", n, step, echo, bytes / echo / 1e3, total / 1e6,
+                busiestHost / 1e6, bound / 1e6, n == 1 ? "—" : String.format(Locale.ROOT, "%.3f", busiestHost / bound),
+                busiest / 1e6, busiest / linkRate, n == 1 ? "—" : String.format(Locale.ROOT, "%.0f MB/s", busbw / 1e3),
+                n == 1 ? "—" : String.format(Locale.ROOT, "%.0f %%", 100 * busbw / linkRate),
+                (cpuAfter - cpuBefore) / 1e6 / STEPS);
     }
 
     private static Path linksFile(int workers) {

@@ -23,7 +23,8 @@ import org.depengine.api.device.DeviceArray;
  * <ul>
  *   <li>{@code push(key, values)} pushes ops that <em>read</em> the values' variables and write the key's
  *   own variables: the values are summed (in list order) on the host, then the sum is handed to the
- *   store (which applies the {@link Updater}, here or where the key lives). So the caller may overwrite
+ *   store, which applies the {@link Updater}: on the host ({@code local}), on every worker to the round's
+ *   sum ({@code dist_sync}'s default), or where the key lives ({@code dist_async}, or {@code updateOn=server}). So the caller may overwrite
  *   a pushed array right after {@code push} returns, through an op that writes its variable: the engine
  *   runs that op after the push has read it.</li>
  *   <li>{@code pull(key, outs)} pushes ops that read the key's variables and <em>write</em> the outs'
@@ -35,9 +36,13 @@ import org.depengine.api.device.DeviceArray;
  *   on different keys are independent.</li>
  *   <li>Every call ({@code init}, {@code push}, {@code pull}, {@code pushPull}, {@code endOfData},
  *   {@code barrier}) takes its place in the key's order when it is called, and its ops take their round
- *   from that order when they run, whatever the timing. So any sequence of calls that is valid without
- *   waits gives the values it gives with {@code engine().waitForAll()} after every call: MXNet's
- *   {@code push(k); pull(k); barrier()} with no wait pulls the round of that push.</li>
+ *   from that order when they run, whatever the timing. So with {@code local} and {@code dist_sync}, any
+ *   sequence of calls that is valid without waits gives the values it gives with
+ *   {@code engine().waitForAll()} after every call: MXNet's {@code push(k); pull(k); barrier()} with no
+ *   wait pulls the round of that push. With {@code dist_async} a pull has no round to wait for: it gives
+ *   the key as it is where it lives when the pull's op runs, which holds every earlier push of this worker
+ *   and some prefix of each other worker's pushes, possibly pushes they made after a barrier this pull was
+ *   called before (a barrier orders no other worker's pushes against this worker's pulls).</li>
  *   <li>In an {@link org.depengine.api.Engine#capture()}: {@code push}, {@code pull} and
  *   {@code pushPull} are recorded like any push, and each replay of the graph is those calls made again
  *   (with the rounds they would take then). A replayed push after {@link #endOfData()} fails when it
@@ -194,14 +199,16 @@ public interface KVStore extends AutoCloseable {
     void pushPull(String key, List<DeviceArray> values, List<DeviceArray> outs, int priority);
 
     /**
-     * Sets the updater run on each push's sum where the key lives ({@code set_optimizer} in MXNet). The
-     * updater is {@link java.io.Serializable}: a distributed store ships it to the members holding the
-     * keys. Call it before the first push of any key (every worker with an equal updater).
+     * Sets the updater run on each push's sum ({@code set_optimizer} in MXNet): on the host ({@code local}),
+     * on every worker to each round's sum ({@code dist_sync}'s default: so it must compute the same on every
+     * worker, as the built-ins do), or where the key lives ({@code dist_async}, {@code dist_sync} with
+     * {@code updateOn=server}: the store ships it to the members holding the keys, which is why updaters are
+     * {@link java.io.Serializable}). Call it before the first push of any key (every worker with an equal updater).
      *
      * @throws NullPointerException if {@code updater} is null
      * @throws IllegalStateException if the store is closed, or a push has already been made
-     * @throws IllegalArgumentException if the store cannot ship {@code updater} (a distributed store takes
-     *     only the built-in updaters and the classes registered with it: the message names the class and
+     * @throws IllegalArgumentException if the store cannot ship {@code updater} (a store that ships updaters
+     *     takes only the built-in updaters and the classes registered with it: the message names the class and
      *     the setting that registers it)
      */
     void setUpdater(Updater updater);
@@ -211,9 +218,11 @@ public interface KVStore extends AutoCloseable {
      * {@code local}). It is a rendezvous of workers, not a fence on the engine: it neither waits for nor
      * orders this worker's pushed ops, whose order comes from variables (pull after the barrier to see
      * values). The calls made before it belong to the period it ends and those made after it to the
-     * next, whenever their ops run: a pull called just before it (no wait) is of this worker's last
-     * round, one called just after it sees every round of the ended period ({@code dist_sync}). It also
-     * ends an {@link #endOfData()} period: this worker may push again.
+     * next, whenever their ops run: with {@code dist_sync}, a pull called just before it (no wait) is of
+     * this worker's last round, one called just after it sees every round of the ended period. With
+     * {@code dist_async} a pull is of no round: called before the barrier, with no wait, it may already hold
+     * pushes the other workers make after it (see the class comment). It also ends an
+     * {@link #endOfData()} period: this worker may push again.
      *
      * @throws IllegalStateException if the store is closed
      * @throws KVStoreException if a worker is lost or the barrier times out (naming the ranks missing), or
@@ -267,19 +276,17 @@ public interface KVStore extends AutoCloseable {
      */
     int length(String key);
 
-    /** Whether {@link #close()} was called. */
-    boolean isClosed();
-
     /**
-     * This worker's store statistics: a live view, cheap to read from any thread at any time.
+     * This worker's store's statistics, live: thread-safe and cheap to read from any thread at any time
+     * (a metrics scrape), never blocking a round; the counters are monotonic for the store's life and stay
+     * readable after {@link #close()}.
      *
      * @return the statistics
-     * @throws UnsupportedOperationException if the store type does not report statistics
      */
-    // The default is transitional: every store type implements it (the kvstore modules' own change).
-    default KVStoreStats stats() {
-        throw new UnsupportedOperationException("kvstore type '" + type() + "' does not report statistics");
-    }
+    KVStoreStats stats();
+
+    /** Whether {@link #close()} was called. */
+    boolean isClosed();
 
     /**
      * Closes the store: later calls throw {@link IllegalStateException}; the ops already pushed run to

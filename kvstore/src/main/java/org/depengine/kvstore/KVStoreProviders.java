@@ -99,14 +99,6 @@ final class KVStoreProviders {
         return List.copyOf(get().byType.keySet());
     }
 
-    static Set<String> settingNames() {
-        Set<String> names = new LinkedHashSet<>();
-        for (KVStoreProvider p : get().all) {
-            names.addAll(p.settingNames());
-        }
-        return names;
-    }
-
     /**
      * The one provider of {@code type}.
      *

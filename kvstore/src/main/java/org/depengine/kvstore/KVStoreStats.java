@@ -20,7 +20,7 @@ public interface KVStoreStats {
     long pulls();
 
     /**
-     * Of the pushes and pulls finished, the ones that failed.
+     * Of the pushes and pulls finished, the ones that failed or were skipped because a producer failed.
      *
      * @return the number of failed ops
      */
@@ -34,8 +34,8 @@ public interface KVStoreStats {
     long roundsCompleted();
 
     /**
-     * Payload bytes this worker's store put on the network (the store's implementation says whether
-     * transport framing is included); 0 for a store that moves nothing over a network ({@code local}).
+     * Payload bytes this worker's store put on the network: the floats of pushes, sums and inits, transport
+     * framing and headers excluded; 0 for a store that moves nothing over a network ({@code local}).
      *
      * @return the bytes sent
      */
@@ -78,7 +78,7 @@ public interface KVStoreStats {
     long workersLost();
 
     /**
-     * Membership changes this store has seen: losses and joins.
+     * Membership changes this store has seen: losses (and, with elastic training, joins).
      *
      * @return the number of changes
      */

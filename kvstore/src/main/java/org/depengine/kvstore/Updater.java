@@ -5,20 +5,23 @@ import java.nio.FloatBuffer;
 
 /**
  * The step a store applies to a key's stored value with the sum of a push (of a round, in
- * {@code dist_sync}): the optimizer in MXNet's {@code set_optimizer}. It runs where the key lives: on the
- * host for {@code local}, on the member owning the key for a distributed store, which is why it is
- * {@link Serializable}. Write it as a named class whose fields are serializable (not a lambda capturing
- * unknown state); the built-ins below are such classes. A distributed store deserializes only the
- * built-ins and the classes the user registers with it ({@code kvstore-hazelcast}:
+ * {@code dist_sync}): the optimizer in MXNet's {@code set_optimizer}. It runs on the host for
+ * {@code local}; with {@code dist_sync}'s default ({@code updateOn=worker}, MXNet's
+ * {@code update_on_kvstore=False}) on every worker, on each round's sum, so it must compute the same
+ * floats on every worker (the built-ins do); where the key lives (a Hazelcast member) with
+ * {@code dist_async} or {@code updateOn=server}, which is why it is {@link Serializable}. Write it as a
+ * named class whose fields are serializable (not a lambda capturing unknown state); the built-ins (package
+ * {@code org.depengine.kvstore.optimizers}) are such classes. A store that ships updaters deserializes
+ * only the built-ins and the classes the user registers with it ({@code kvstore-hazelcast}:
  * {@code depengine.kvstore.updaterClasses}), since deserializing a class a peer names runs its code.
  *
  * <h2>State</h2>
  * An updater may keep per-element state (momentum, Adam's moments): {@link #stateFloats()} says how many
  * floats per element, and the store calls {@link #update(String, FloatBuffer, FloatBuffer, FloatBuffer, long)}
- * with that state. The store keeps it where the key lives, per key and per chunk of a split key, and
- * changes it in the same step as the value: a distributed store's backup copy, and a
- * {@link KVStore#checkpoint checkpoint}, always hold a value and the state it was computed with. Fields
- * of the updater object itself are never state: every push ships a copy of it.
+ * with that state. The store keeps it where the updater runs (on every worker, or where the key lives, per
+ * key and per chunk of a split key), and changes it in the same step as the value: a backup copy and a
+ * {@link KVStore#checkpoint checkpoint} always hold a value and the state it was computed with. Fields of
+ * the updater object itself are never state: a store may run a copy of it.
  *
  * <p>Thread-safety: it may be called concurrently for different keys, never concurrently for one key.
  */
@@ -61,12 +64,12 @@ public interface Updater extends Serializable {
 
     /** {@code stored = merged}: the default, MXNet's behaviour with no updater. */
     static Updater assign() {
-        return Assign.INSTANCE;
+        return org.depengine.kvstore.optimizers.Assign.INSTANCE;
     }
 
     /** {@code stored += merged}: accumulate every push. */
     static Updater sum() {
-        return Sum.INSTANCE;
+        return org.depengine.kvstore.optimizers.Sum.INSTANCE;
     }
 
     /**
@@ -75,7 +78,7 @@ public interface Updater extends Serializable {
      * @throws IllegalArgumentException if {@code learningRate} is not finite
      */
     static Updater sgd(float learningRate) {
-        return new Sgd(learningRate);
+        return new org.depengine.kvstore.optimizers.Sgd(learningRate);
     }
 
     /**
@@ -85,7 +88,7 @@ public interface Updater extends Serializable {
      * @throws IllegalArgumentException if a number is not finite, or {@code momentum} is outside [0, 1)
      */
     static Updater sgd(float learningRate, float momentum, float weightDecay, float rescaleGrad) {
-        return new MomentumSgd(learningRate, momentum, weightDecay, rescaleGrad);
+        return new org.depengine.kvstore.optimizers.MomentumSgd(learningRate, momentum, weightDecay, rescaleGrad);
     }
 
     /**
@@ -100,247 +103,11 @@ public interface Updater extends Serializable {
      */
     static Updater adam(float learningRate, float beta1, float beta2, float epsilon, float weightDecay,
                         float rescaleGrad) {
-        return new Adam(learningRate, beta1, beta2, epsilon, weightDecay, rescaleGrad);
+        return new org.depengine.kvstore.optimizers.Adam(learningRate, beta1, beta2, epsilon, weightDecay, rescaleGrad);
     }
 
     /** {@link #adam(float, float, float, float, float, float)} with MXNet's defaults: 0.9, 0.999, 1e-8, no decay, rescale 1. */
     static Updater adam(float learningRate) {
         return adam(learningRate, 0.9f, 0.999f, 1e-8f, 0f, 1f);
-    }
-
-    /**
-     * The base of updaters that keep state ({@link #stateFloats()} &gt; 0): the stateless
-     * {@link #update(String, FloatBuffer, FloatBuffer)} is refused, since stores always pass the state.
-     */
-    abstract class Stateful implements Updater {
-        private static final long serialVersionUID = 1L;
-
-        /** For subclasses. */
-        protected Stateful() {
-        }
-
-        /**
-         * Refused: a stateful updater needs its state.
-         *
-         * @throws UnsupportedOperationException always
-         */
-        @Override
-        public final void update(String key, FloatBuffer merged, FloatBuffer stored) {
-            throw new UnsupportedOperationException(this + " keeps state: call update(key, merged, stored, state, step)");
-        }
-
-        @Override
-        public abstract int stateFloats();
-
-        @Override
-        public abstract void update(String key, FloatBuffer merged, FloatBuffer stored, FloatBuffer state, long step);
-
-        /** @throws IllegalArgumentException naming {@code what} unless {@code v} is finite and in [min, max) */
-        static float check(String what, float v, float min, float max) {
-            if (!Float.isFinite(v) || v < min || v >= max) {
-                throw new IllegalArgumentException(what + " must be finite and in [" + min + ", " + max + "), got " + v);
-            }
-            return v;
-        }
-    }
-
-    /** Momentum SGD: {@link #sgd(float, float, float, float)}. */
-    final class MomentumSgd extends Stateful {
-        private static final long serialVersionUID = 1L;
-        private final float learningRate;
-        private final float momentum;
-        private final float weightDecay;
-        private final float rescaleGrad;
-
-        MomentumSgd(float learningRate, float momentum, float weightDecay, float rescaleGrad) {
-            this.learningRate = check("SGD learning rate", learningRate, -Float.MAX_VALUE, Float.MAX_VALUE);
-            this.momentum = check("SGD momentum", momentum, 0, 1);
-            this.weightDecay = check("SGD weight decay", weightDecay, -Float.MAX_VALUE, Float.MAX_VALUE);
-            this.rescaleGrad = check("SGD gradient rescale", rescaleGrad, -Float.MAX_VALUE, Float.MAX_VALUE);
-        }
-
-        @Override
-        public int stateFloats() {
-            return 1;
-        }
-
-        @Override
-        public void update(String key, FloatBuffer merged, FloatBuffer stored, FloatBuffer state, long step) {
-            for (int i = 0, n = stored.limit(); i < n; i++) {
-                float w = stored.get(i);
-                float g = rescaleGrad * merged.get(i) + weightDecay * w;
-                float mom = momentum * state.get(i) - learningRate * g;
-                state.put(i, mom);
-                stored.put(i, w + mom);
-            }
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof MomentumSgd s && Float.compare(s.learningRate, learningRate) == 0
-                    && Float.compare(s.momentum, momentum) == 0 && Float.compare(s.weightDecay, weightDecay) == 0
-                    && Float.compare(s.rescaleGrad, rescaleGrad) == 0;
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Objects.hash(learningRate, momentum, weightDecay, rescaleGrad);
-        }
-
-        @Override
-        public String toString() {
-            return "sgd(learningRate=" + learningRate + ", momentum=" + momentum + ", weightDecay=" + weightDecay
-                    + ", rescaleGrad=" + rescaleGrad + ")";
-        }
-    }
-
-    /** Adam: {@link #adam(float, float, float, float, float, float)}. */
-    final class Adam extends Stateful {
-        private static final long serialVersionUID = 1L;
-        private final float learningRate;
-        private final float beta1;
-        private final float beta2;
-        private final float epsilon;
-        private final float weightDecay;
-        private final float rescaleGrad;
-
-        Adam(float learningRate, float beta1, float beta2, float epsilon, float weightDecay, float rescaleGrad) {
-            this.learningRate = check("Adam learning rate", learningRate, -Float.MAX_VALUE, Float.MAX_VALUE);
-            this.beta1 = check("Adam beta1", beta1, 0, 1);
-            this.beta2 = check("Adam beta2", beta2, 0, 1);
-            this.epsilon = check("Adam epsilon", epsilon, Float.MIN_VALUE, Float.MAX_VALUE);
-            this.weightDecay = check("Adam weight decay", weightDecay, -Float.MAX_VALUE, Float.MAX_VALUE);
-            this.rescaleGrad = check("Adam gradient rescale", rescaleGrad, -Float.MAX_VALUE, Float.MAX_VALUE);
-        }
-
-        @Override
-        public int stateFloats() {
-            return 2;
-        }
-
-        @Override
-        public void update(String key, FloatBuffer merged, FloatBuffer stored, FloatBuffer state, long step) {
-            int n = stored.limit();
-            // The bias correction in double, once per update; the element-wise work in float, as MXNet's kernel.
-            float lr = (float) (learningRate * Math.sqrt(1 - Math.pow(beta2, step)) / (1 - Math.pow(beta1, step)));
-            for (int i = 0; i < n; i++) {
-                float w = stored.get(i);
-                float g = rescaleGrad * merged.get(i) + weightDecay * w;
-                float m = beta1 * state.get(i) + (1 - beta1) * g;
-                float v = beta2 * state.get(n + i) + (1 - beta2) * g * g;
-                state.put(i, m);
-                state.put(n + i, v);
-                stored.put(i, w - lr * m / ((float) Math.sqrt(v) + epsilon));
-            }
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Adam a && Float.compare(a.learningRate, learningRate) == 0
-                    && Float.compare(a.beta1, beta1) == 0 && Float.compare(a.beta2, beta2) == 0
-                    && Float.compare(a.epsilon, epsilon) == 0 && Float.compare(a.weightDecay, weightDecay) == 0
-                    && Float.compare(a.rescaleGrad, rescaleGrad) == 0;
-        }
-
-        @Override
-        public int hashCode() {
-            return java.util.Objects.hash(learningRate, beta1, beta2, epsilon, weightDecay, rescaleGrad);
-        }
-
-        @Override
-        public String toString() {
-            return "adam(learningRate=" + learningRate + ", beta1=" + beta1 + ", beta2=" + beta2 + ", epsilon="
-                    + epsilon + ", weightDecay=" + weightDecay + ", rescaleGrad=" + rescaleGrad + ")";
-        }
-    }
-
-    /** {@code stored = merged}. */
-    final class Assign implements Updater {
-        private static final long serialVersionUID = 1L;
-        static final Assign INSTANCE = new Assign();
-
-        private Assign() {
-        }
-
-        @Override
-        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
-            for (int i = 0, n = stored.limit(); i < n; i++) {
-                stored.put(i, merged.get(i));
-            }
-        }
-
-        private Object readResolve() {
-            return INSTANCE;
-        }
-
-        @Override
-        public String toString() {
-            return "assign";
-        }
-    }
-
-    /** {@code stored += merged}. */
-    final class Sum implements Updater {
-        private static final long serialVersionUID = 1L;
-        static final Sum INSTANCE = new Sum();
-
-        private Sum() {
-        }
-
-        @Override
-        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
-            for (int i = 0, n = stored.limit(); i < n; i++) {
-                stored.put(i, stored.get(i) + merged.get(i));
-            }
-        }
-
-        private Object readResolve() {
-            return INSTANCE;
-        }
-
-        @Override
-        public String toString() {
-            return "sum";
-        }
-    }
-
-    /** {@code stored -= learningRate · merged}. */
-    final class Sgd implements Updater {
-        private static final long serialVersionUID = 1L;
-        private final float learningRate;
-
-        Sgd(float learningRate) {
-            if (!Float.isFinite(learningRate)) {
-                throw new IllegalArgumentException("SGD learning rate must be finite, got " + learningRate);
-            }
-            this.learningRate = learningRate;
-        }
-
-        /** The learning rate. */
-        public float learningRate() {
-            return learningRate;
-        }
-
-        @Override
-        public void update(String key, FloatBuffer merged, FloatBuffer stored) {
-            for (int i = 0, n = stored.limit(); i < n; i++) {
-                stored.put(i, stored.get(i) - learningRate * merged.get(i));
-            }
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Sgd s && Float.compare(s.learningRate, learningRate) == 0;
-        }
-
-        @Override
-        public int hashCode() {
-            return Float.hashCode(learningRate);
-        }
-
-        @Override
-        public String toString() {
-            return "sgd(learningRate=" + learningRate + ")";
-        }
     }
 }

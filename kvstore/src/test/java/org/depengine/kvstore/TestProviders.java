@@ -24,11 +24,6 @@ public final class TestProviders {
         public KVStore open(Engine engine, String type, KVStoreSettings settings) {
             throw new UnsupportedOperationException("Alpha.open(" + type + ") reached");
         }
-
-        @Override
-        public Set<String> settingNames() {
-            return Set.of("alphaSpecific");
-        }
     }
 
     /** Offers "dup" too. */

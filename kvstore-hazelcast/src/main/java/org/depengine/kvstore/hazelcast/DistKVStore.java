@@ -1,41 +1,53 @@
 package org.depengine.kvstore.hazelcast;
 
 import com.hazelcast.core.HazelcastInstance;
-import java.nio.FloatBuffer;
-import java.util.ArrayList;
+import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
-import org.depengine.kvstore.hazelcast.cluster.UpdaterClasses;
+import org.depengine.kvstore.hazelcast.HazelcastSettings.UpdateOn;
+import org.depengine.kvstore.hazelcast.client.RoundClient;
+import org.depengine.kvstore.hazelcast.hz.UpdaterClasses;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.JobMembership;
 import org.depengine.kvstore.spi.AbstractKVStore;
 import org.depengine.kvstore.spi.Key;
-import org.depengine.kvstore.spi.Rounds;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A {@code dist_sync} or {@code dist_async} store: the base class pushes the ops, this class makes
- * their remote calls through a {@link ShardedTable}; each call completes its op from Hazelcast's
- * callback, so no engine thread waits on the network.
+ * A {@code dist_sync} or {@code dist_async} store: the base class pushes the ops; this class wires the
+ * job's membership ({@link JobMembership}), its barriers and Hazelcast-kept keys ({@link RoundClient}) and
+ * the data path of the store's mode ({@link DataPath}). Each call completes its op from a callback, so no
+ * engine thread waits on the network.
  *
- * <p>Rounds and periods are decided at each call by the base class ({@link Rounds}); this class hands
- * them to the key's owner as they are. A worker's end of a period ({@code endOfData()}, or the
- * {@code barrier()} that ends it) tells every key's owner that this worker has no more data for it, so
- * a worker with fewer batches never holds a round up. Keys are expected to be initialised by every
- * worker at the same point relative to its barriers (as every worker runs the same program).
+ * <p>The base class gives each op its round, in the calls' order per key, when the op runs
+ * ({@link org.depengine.kvstore.spi.Rounds}); this class hands the rounds to the data path as they are. A
+ * worker's end of a period ({@code endOfData()}, or the {@code barrier()} that ends it) tells the data path
+ * that this worker has no more data for it, so a worker with fewer batches never holds a round up. Every
+ * worker initialises every key at the same point relative to its barriers (as every worker runs the same
+ * program).
  */
 final class DistKVStore extends AbstractKVStore {
+    private static final Logger LOG = LoggerFactory.getLogger(DistKVStore.class);
+
     private final HazelcastInstance hz;
     private final boolean ownsInstance;
-    private final ShardedTable table;
     private final boolean async;
-    private final List<String> updaterClasses;
+    private final ClusterSettings cluster;
+    private final ScheduledThreadPoolExecutor timer;
+    private final JobMembership job;
+    private final RoundClient rounds;
+    private final DataPath path;
 
     DistKVStore(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz, boolean ownsInstance,
                 ClusterSettings cluster) {
@@ -43,51 +55,83 @@ final class DistKVStore extends AbstractKVStore {
         this.hz = hz;
         this.ownsInstance = ownsInstance;
         this.async = HazelcastKVStoreProvider.DIST_ASYNC.equals(type);
-        this.updaterClasses = cluster.updaterClasses();
-        // Rank 0 reads the checkpoint (only its host needs the file); the others learn its period at open.
-        Checkpoint resumed = settings.resume().filter(p -> settings.rank() == 0).map(Checkpoint::read).orElse(null);
+        this.cluster = cluster;
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "kvstore-" + cluster.jobId() + "-rank" + cluster.rank());
+            t.setDaemon(true);
+            return t;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        // Rank 0 reads the checkpoint (only its host needs the file); the others learn its period at open. A file
+        // rank 0 refuses reaches the others as the job's refusal, instead of leaving them to time out.
+        Checkpoint resumed = null;
+        RuntimeException refused = null;
+        if (settings.resume().isPresent() && settings.rank() == 0) {
+            try {
+                resumed = Checkpoint.read(settings.resume().get());
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                refused = e;
+            }
+        }
         Integer resumePeriod = settings.resume().isEmpty() ? null : resumed == null ? 0 : resumed.period();
-        this.table = new ShardedTable(hz, cluster, settings.rank(), settings.numWorkers(), async, resumePeriod);
+        JobMembership joined;
+        try {
+            joined = new JobMembership(hz, cluster, resumePeriod, refused == null ? null : refused.getMessage(), timer);
+        } catch (RuntimeException e) {
+            timer.shutdownNow();
+            throw refused != null ? refused : e;
+        }
+        this.job = joined;
+        RoundClient client = null;
+        DataPath p;
+        try {
+            client = new RoundClient(hz, job, async, timer);
+            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, this::applyUpdater, timer,
+                    stats()) : new ServerPath(client, async, stats());
+            job.onLoss((r, why) -> stats().workerLost());
+        } catch (RuntimeException e) {
+            if (client != null) {
+                client.close();
+            }
+            job.close();
+            timer.shutdownNow();
+            throw e;
+        }
+        this.rounds = client;
+        this.path = p;
         if (resumePeriod != null) {
-            resumeAt(table.resumedPeriod(), resumed, settings.resume().get().toString());
+            resumeAt(job.resumedPeriod(), resumed, settings.resume().get().toString());
         }
     }
 
-    /** Only an updater the keys' owners will deserialize: {@link UpdaterClasses}. */
+    /** Where this store's updater runs. */
+    UpdateOn updateOn() {
+        return cluster.updateOn();
+    }
+
+    /** Only an updater the keys' owners will deserialize, where they run it ({@link UpdaterClasses}). */
     @Override
     protected void checkUpdater(Updater updater) {
-        UpdaterClasses.check(updater, updaterClasses);
+        if (cluster.updateOn() == UpdateOn.SERVER) {
+            UpdaterClasses.check(updater, cluster.updaterClasses());
+        }
     }
 
     @Override
     protected void sendInit(Key key, CallbackOnComplete done) {
-        float[] state = key.stateCopy();
-        complete(!key.resumed() ? table.init(key.name(), toArray(key.stored()))
-                : table.initResumed(key.name(), toArray(key.stored()), state.length / key.length(), state, key.steps(),
-                        key.initRound()), done);
+        path.init(key, done);
     }
 
-    /** Reads every key from its owners as of the end of {@code period}: index 0 of the period (the barrier before). */
+    /** From the keys' owners ({@code updateOn=server}), or here once each key is brought to the period's end. */
     @Override
     protected List<Checkpoint.Entry> snapshot(List<Key> keys, int period) throws Exception {
-        List<CompletableFuture<Checkpoint.Entry>> reads = new ArrayList<>();
-        for (Key k : keys) {
-            reads.add(table.snapshot(k.name(), Rounds.of(period, 0)));
-        }
-        List<Checkpoint.Entry> out = new ArrayList<>();
-        for (CompletableFuture<Checkpoint.Entry> r : reads) {
-            try {
-                out.add(r.get());
-            } catch (ExecutionException e) {
-                throw (RuntimeException) unwrap(e.getCause());
-            }
-        }
-        return out;
+        List<Checkpoint.Entry> read = path.snapshot(keys, period);
+        return read != null ? read : super.snapshot(keys, period);
     }
 
     @Override
     protected void send(Key key, long round, CallbackOnComplete done) {
-        complete(table.push(key.name(), round, key.merged(), updater(), "round " + Rounds.text(round)), done);
+        path.send(key, round, updater(), done);
     }
 
     @Override
@@ -97,12 +141,17 @@ final class DistKVStore extends AbstractKVStore {
 
     @Override
     protected void skippedSend(Key key, long round, CallbackOnComplete done) {
-        complete(table.pushSkipped(key.name(), round, "round " + Rounds.text(round)), done);
+        path.skipped(key, round, done);
+    }
+
+    @Override
+    protected boolean pullFetches() {
+        return path.pullFetches();
     }
 
     @Override
     protected void fetch(Key key, long round, CallbackOnComplete done) {
-        complete(table.pull(key.name(), async ? 0 : round, "round " + Rounds.text(round), key.stored()), done);
+        path.fetch(key, round, done);
     }
 
     @Override
@@ -112,13 +161,13 @@ final class DistKVStore extends AbstractKVStore {
 
     @Override
     protected void endPeriod(int period, CallbackOnComplete done) {
-        complete(table.endOfData(period), done);
+        path.endPeriod(period, done);
     }
 
     @Override
     protected void doBarrier() {
         try {
-            table.barrier().get();
+            rounds.barrier().get();
         } catch (ExecutionException e) {
             throw (RuntimeException) unwrap(e.getCause());
         } catch (InterruptedException e) {
@@ -127,34 +176,42 @@ final class DistKVStore extends AbstractKVStore {
         }
     }
 
+    /**
+     * Leaves the job (this worker's rounds to come complete without it, its rank is marked closed, the last
+     * worker destroys the maps), then stops listening and fails what still waits. Bounded by the join timeout.
+     */
     @Override
     protected void closeStore() {
-        table.close();
+        job.markClosing();
+        if (job.registered()) {
+            try {
+                timer.submit(() -> {
+                    path.leave();
+                    rounds.leave();
+                    job.leave();
+                    return null;
+                }).get(cluster.joinTimeoutMs(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("rank {}: interrupted while leaving job '{}'", rank(), cluster.jobId());
+            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+                LOG.warn("rank {}: could not leave job '{}' cleanly (its maps may stay): {}", rank(), cluster.jobId(),
+                        e.toString());
+            }
+        }
+        path.close();
+        rounds.close();
+        job.close();
+        timer.shutdownNow();
         if (ownsInstance) {
             hz.shutdown();
         }
     }
 
-    private static void complete(CompletableFuture<?> call, CallbackOnComplete done) {
-        call.whenComplete((v, err) -> {
-            if (err != null) {
-                done.fail(unwrap(err));
-            } else {
-                done.complete();
-            }
-        });
-    }
-
-    private static Throwable unwrap(Throwable err) {
+    static Throwable unwrap(Throwable err) {
         while (err instanceof java.util.concurrent.CompletionException && err.getCause() != null) {
             err = err.getCause();
         }
         return err;
-    }
-
-    private static float[] toArray(FloatBuffer b) {
-        float[] a = new float[b.remaining()];
-        b.get(a);
-        return a;
     }
 }

@@ -7,8 +7,8 @@ import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 import org.depengine.kvstore.spi.KVStoreProvider;
 
 /**
@@ -19,7 +19,8 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * <p>One job, one store: a job's maps are named by its {@code jobId} (the same on every worker).
  * Opening a store whose maps hold an earlier job's state (no rank in them held by a live worker) throws
  * a {@link KVStoreException} asking for a new job id; a worker that closes its store normally ends its
- * part in every later round (they complete without it) and is not reported as lost, and the job's last
+ * part in every later round (they complete without it, except, with {@code updateOn=worker}, the rounds of
+ * a key part of which it summed: those fail naming it) and is not reported as lost, and the job's last
  * worker to close destroys its maps, in client mode too. A barrier needs every worker: one that closed
  * fails the barriers it did not reach on the others, at once.
  *
@@ -29,12 +30,11 @@ import org.depengine.kvstore.spi.KVStoreProvider;
  * at once, without a network call. A worker cut off from the others with part of the job's keys fails
  * its own calls, naming the ranks it lost contact with.
  *
- * <p>Settings read (under {@code depengine.kvstore.}): {@code members}, {@code rank}, {@code numWorkers},
- * {@code timeoutMs}, {@code mode}, {@code clusterName}, {@code port}, {@code splitFloats},
- * {@code backups}, and this module's {@link ClusterSettings#EXTRA_NAMES}.
+ * <p>Settings read: the store-wide ones of {@link KVStoreSettings} and this module's, declared in
+ * {@link HazelcastSettings}.
  */
 public final class HazelcastKVStoreProvider implements KVStoreProvider {
-    /** Rounds: each key's update waits for every worker's push. */
+    /** Rounds: each key's update waits for every worker's push (see {@link HazelcastSettings.UpdateOn} for where it runs). */
     public static final String DIST_SYNC = "dist_sync";
     /**
      * Each push is applied as it arrives. A pull sees every push this worker made before it, and of the
@@ -52,11 +52,6 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         return Set.of(DIST_SYNC, DIST_ASYNC);
     }
 
-    @Override
-    public Set<String> settingNames() {
-        return ClusterSettings.EXTRA_NAMES;
-    }
-
     /**
      * {@inheritDoc}
      *
@@ -70,11 +65,16 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         if (!types().contains(type)) {
             throw new IllegalArgumentException("this provider makes " + types() + " stores, not '" + type + "'");
         }
-        ClusterSettings cluster = ClusterSettings.from(settings);
+        ClusterSettings cluster = ClusterSettings.from(settings, DIST_ASYNC.equals(type));
         HazelcastInstance hz;
         try {
             hz = ClusterNode.start(cluster);
         } catch (RuntimeException e) {
+            if (!cluster.client() && cluster.bind() != null && mentions(e, "No matching network interface")) {
+                throw new IllegalArgumentException("setting " + HazelcastSettings.BIND.key() + "='" + cluster.bind()
+                        + "' is invalid: no network interface of this machine has that address; give one of its own "
+                        + "addresses (or leave it unset)", e);
+            }
             throw new KVStoreException(null, settings.rank(), "cannot " + (cluster.client() ? "connect to" : "join")
                     + " cluster '" + cluster.clusterName() + "' at " + cluster.members() + (cluster.client()
                     ? " within depengine.kvstore.joinTimeoutMs: no member there is running, or they run with another "
@@ -101,7 +101,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
 
     /**
      * Opens a store of {@code type} on a Hazelcast instance the caller already runs (a member or a
-     * client configured with {@link org.depengine.kvstore.hazelcast.cluster.ClusterNode}'s settings, or at
+     * client configured with {@link org.depengine.kvstore.hazelcast.membership.ClusterNode}'s settings, or at
      * least its serialization factory); the store leaves the instance running when closed. Several
      * stores of one job (one {@code jobId}) must each have their own instance: ranks are mapped to
      * instances.
@@ -117,6 +117,15 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         if (!DIST_SYNC.equals(type) && !DIST_ASYNC.equals(type)) {
             throw new IllegalArgumentException("a Hazelcast store is 'dist_sync' or 'dist_async', not '" + type + "'");
         }
-        return new DistKVStore(engine, type, settings, hz, false, ClusterSettings.from(settings));
+        return new DistKVStore(engine, type, settings, hz, false, ClusterSettings.from(settings, DIST_ASYNC.equals(type)));
+    }
+
+    private static boolean mentions(Throwable e, String text) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains(text)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

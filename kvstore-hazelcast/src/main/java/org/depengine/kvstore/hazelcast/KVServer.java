@@ -3,8 +3,8 @@ package org.depengine.kvstore.hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.util.concurrent.CountDownLatch;
 import org.depengine.kvstore.KVStoreSettings;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 
 /**
  * A stand-alone member of a separate cluster, for workers that run as clients
@@ -21,7 +21,7 @@ public final class KVServer {
      * @throws InterruptedException if the main thread is interrupted
      */
     public static void main(String[] args) throws InterruptedException {
-        ClusterSettings settings = ClusterSettings.from(KVStoreSettings.fromSystemProperties());
+        ClusterSettings settings = ClusterSettings.from(KVStoreSettings.fromSystemProperties(), true);
         HazelcastInstance hz = ClusterNode.startMember(settings);
         Runtime.getRuntime().addShutdownHook(new Thread(hz::shutdown, "kvserver-shutdown"));
         new CountDownLatch(1).await();

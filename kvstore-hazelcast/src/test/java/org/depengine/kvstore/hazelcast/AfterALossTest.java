@@ -1,6 +1,7 @@
 package org.depengine.kvstore.hazelcast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.KVStoreException;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,15 +35,15 @@ class AfterALossTest {
         members.forEach(HazelcastInstance::shutdown);
     }
 
-    private List<ShardedTable> tables(Map<String, String> extra) {
+    private List<Table> tables(Map<String, String> extra) {
         members.addAll(cluster.startMembers(2, extra));
-        return TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, extra), r, 2, false));
+        return TestCluster.parallel(2, r -> new Table(members.get(r), cluster.settings(r, extra), r, 2, false));
     }
 
     @Test
     void onceARankIsKnownLostTheCallsThatNeedItFailAtOnceNamingItTheKeyAndTheRound() throws Exception {
-        List<ShardedTable> t = tables(Map.of("splitFloats", "2")); // "s" has 3 chunks
-        for (ShardedTable x : t) {
+        List<Table> t = tables(Map.of("splitFloats", "2")); // "s" has 3 chunks
+        for (Table x : t) {
             x.init("k", new float[2]).join();
             x.init("s", new float[5]).join();
             x.push("k", 1, new float[] {1, 1}, null).join();
@@ -62,7 +63,9 @@ class AfterALossTest {
         assertFailsAtOnce(t.get(0).push("k", 3, new float[] {1, 1}, null), "'k'", "push round 3");
         assertFailsAtOnce(t.get(0).pull("k", 3), "'k'", "pull round 3");
         assertFailsAtOnce(t.get(0).push("s", 2, new float[5], null), "'s'", "push round 2");
-        assertFailsAtOnce(t.get(0).barrier(), "barrier 1", "barrier 1");
+        // A barrier has no key and no round of one: its failure says so (it named "no round of this key after 0").
+        assertFailsAtOnce(t.get(0).barrier(), "the barrier cannot complete without every worker", "barrier 1");
+        assertFalse(barrierFailure(t.get(0)).contains("round of this key"));
         t.get(0).init("late", new float[2]).join(); // initialised after the loss: its owner learns of it on the first call
         assertFailsAtOnce(t.get(0).push("late", 1, new float[2], null), "'late'", "push round 1");
 
@@ -80,7 +83,7 @@ class AfterALossTest {
 
     @Test
     void aBarrierFailsAtOnceNamingAWorkerThatClosedNormallyBeforeReachingIt() throws Exception {
-        List<ShardedTable> t = tables(Map.of());
+        List<Table> t = tables(Map.of());
         CompletableFuture<Void> ranOne = t.get(1).barrier(); // rank 1 reaches barrier 1, then closes
         t.get(1).close();
         assertThrows(ExecutionException.class, () -> ranOne.get(10, TimeUnit.SECONDS), "closed under it");
@@ -91,6 +94,11 @@ class AfterALossTest {
         assertTrue(e.getCause() instanceof KVStoreException
                 && m.contains("rank 1 closed its store normally; a barrier needs all 2 workers") && m.contains("barrier 2"), m);
         t.get(0).close();
+    }
+
+    private static String barrierFailure(Table t) {
+        ExecutionException e = assertThrows(ExecutionException.class, () -> t.barrier().get(10, TimeUnit.SECONDS));
+        return e.getCause().getMessage();
     }
 
     private static void assertFailsAtOnce(CompletableFuture<?> call, String key, String what) {

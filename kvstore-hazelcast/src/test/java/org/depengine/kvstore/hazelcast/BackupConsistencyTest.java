@@ -15,7 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,7 +41,7 @@ class BackupConsistencyTest {
     void anInitsShapeErrorSurvivesTheLossOfTheKeysOwner() throws Exception {
         members.addAll(cluster.startMembers(3, Map.of())); // workers on members 0 and 1; member 2 only stores
         Map<String, String> twoWorkers = Map.of("numWorkers", "2");
-        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, twoWorkers),
+        List<Table> t = TestCluster.parallel(2, r -> new Table(members.get(r), cluster.settings(r, twoWorkers),
                 r, 2, false));
         String key = keyOwnedBy(members.get(2));
         t.get(1).init(key, new float[3]).join(); // rank 1 knows 3 floats...
@@ -66,10 +66,10 @@ class BackupConsistencyTest {
     void aWaitingPullWhoseOwnerCrashesGetsTheRoundFromTheBackup() throws Exception {
         members.addAll(cluster.startMembers(3, Map.of()));
         Map<String, String> twoWorkers = Map.of("numWorkers", "2");
-        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, twoWorkers),
+        List<Table> t = TestCluster.parallel(2, r -> new Table(members.get(r), cluster.settings(r, twoWorkers),
                 r, 2, false));
         String key = keyOwnedBy(members.get(2));
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             x.init(key, new float[] {10, 20}).join();
         }
         t.get(0).push(key, 1, new float[] {1, 2}, Updater.sgd(1)).join();
@@ -105,10 +105,10 @@ class BackupConsistencyTest {
     void theBackupStoresTheUpdatedStateWithoutUpdatingAgain() throws Exception {
         Map<String, String> registered = Map.of("numWorkers", "2", "updaterClasses", Counting.class.getName());
         members.addAll(cluster.startMembers(3, Map.of("updaterClasses", Counting.class.getName())));
-        List<ShardedTable> t = TestCluster.parallel(2, r -> new ShardedTable(members.get(r), cluster.settings(r, registered),
+        List<Table> t = TestCluster.parallel(2, r -> new Table(members.get(r), cluster.settings(r, registered),
                 r, 2, false));
         String key = keyOwnedBy(members.get(2));
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             x.init(key, new float[] {10, 20}).join();
         }
         Counting.RUNS.set(0);

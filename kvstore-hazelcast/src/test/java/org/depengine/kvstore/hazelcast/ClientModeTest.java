@@ -22,8 +22,8 @@ import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,7 +88,7 @@ class ClientModeTest {
             }
         });
         KVStoreSettings settings = settings(Map.of());
-        HazelcastInstance crashing = ClusterNode.start(ClusterSettings.from(settings));
+        HazelcastInstance crashing = ClusterNode.start(ClusterSettings.from(settings, false));
         try (Engine engine = Engine.create("perdevice")) {
             KVStore job1 = HazelcastKVStoreProvider.open(engine, "dist_sync", settings, crashing);
             runRound(engine, job1, 2);
@@ -142,7 +142,7 @@ class ClientModeTest {
     void aClientWorkerThatDiesFailsTheOthersPendingPullNamingItsRankWithinSeconds() throws Exception {
         Map<String, String> rank0 = Map.of("numWorkers", "2", "timeoutMs", "60000");
         Map<String, String> rank1 = Map.of("numWorkers", "2", "timeoutMs", "60000", "rank", "1");
-        HazelcastInstance dying = ClusterNode.start(ClusterSettings.from(settings(rank1)));
+        HazelcastInstance dying = ClusterNode.start(ClusterSettings.from(settings(rank1), false));
         try (Engine e0 = Engine.create("perdevice"); Engine e1 = Engine.create("perdevice")) {
             List<KVStore> stores = TestCluster.parallel(2, r -> r == 0
                     ? KVStore.open(e0, "dist_sync", settings(rank0))

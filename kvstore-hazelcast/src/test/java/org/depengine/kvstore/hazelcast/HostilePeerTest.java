@@ -20,8 +20,8 @@ import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
-import org.depengine.kvstore.hazelcast.state.RefusedUpdaters;
+
+import org.depengine.kvstore.hazelcast.hz.RefusedUpdaters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -56,6 +56,15 @@ class HostilePeerTest {
             kv.setUpdater(Updater.sgd(0.5f)); // the built-ins need no registration
         } finally {
             members.forEach(HazelcastInstance::shutdown);
+        }
+        // updateOn=worker: the updater runs on the worker that set it and never travels, so no class is refused
+        List<HazelcastInstance> again = cluster.startMembers(1, Map.of());
+        try (Engine engine = Engine.create("perdevice");
+             KVStore kv = HazelcastKVStoreProvider.open(engine, "dist_sync",
+                     oneWorker(cluster, Map.of("updateOn", "worker")), again.get(0))) {
+            kv.setUpdater(new Negate());
+        } finally {
+            again.forEach(HazelcastInstance::shutdown);
         }
         // a worker that registered the class while the owner did not: the owner refuses, the push fails
         List<HazelcastInstance> owners = cluster.startMembers(2, Map.of());
@@ -109,8 +118,8 @@ class HostilePeerTest {
             String m = e.getMessage();
             assertTrue(m.contains("'" + other + "'") && m.contains("127.0.0.1:" + cluster.ports.get(0))
                     && m.contains("depengine.kvstore.clusterName"), m);
-            KVStoreSettings client = wrong.toBuilder().mode(KVStoreSettings.Mode.CLIENT)
-                    .members("127.0.0.1:" + cluster.ports.get(0)).build();
+            KVStoreSettings client = wrong.toBuilder().set("mode", "client")
+                    .set("members", "127.0.0.1:" + cluster.ports.get(0)).build();
             KVStoreException c = assertThrows(KVStoreException.class, () -> KVStore.open(engine, "dist_sync", client));
             assertTrue(c.getMessage().contains("'" + other + "'") && c.getMessage().contains("127.0.0.1:"
                     + cluster.ports.get(0)) && c.getMessage().contains("depengine.kvstore.clusterName"), c.getMessage());
@@ -128,6 +137,7 @@ class HostilePeerTest {
         p.put("numWorkers", "1");
         p.put("rank", "0");
         p.put("jobId", "job-" + UUID.randomUUID());
+        p.putIfAbsent("updateOn", "server"); // where updaters travel to the keys' owners
         return p;
     }
 
@@ -141,7 +151,7 @@ class HostilePeerTest {
      */
     private static float[] pushNegatedToTheOtherMember(TestCluster cluster, List<HazelcastInstance> members,
                                                        Map<String, String> extra) {
-        try (ShardedTable t = new ShardedTable(members.get(0), cluster.settings(0, oneWorkerExtras(extra)), 0, 1, false)) {
+        try (Table t = new Table(members.get(0), cluster.settings(0, oneWorkerExtras(extra)), 0, 1, false)) {
             String key = keyOwnedBy(members.get(0), members.get(1));
             t.init(key, new float[] {1, 2}).join();
             t.push(key, 1, new float[] {3, 4}, new Negate()).join();

@@ -12,10 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,12 +41,12 @@ class MemberLossTest {
     @Test
     void aLostMemberFailsTheOpenRoundsNamingItAndARestartedOneFindsEveryWeight() throws Exception {
         members.addAll(cluster.startMembers(N, Map.of()));
-        List<ShardedTable> t = TestCluster.parallel(N, r -> new ShardedTable(members.get(r), cluster.settings(r, Map.of()), r, N, false));
+        List<Table> t = TestCluster.parallel(N, r -> new Table(members.get(r), cluster.settings(r, Map.of()), r, N, false));
         for (int k = 0; k < KEYS; k++) {
-            for (ShardedTable x : t) {
+            for (Table x : t) {
                 x.init("k" + k, new float[] {k, k}).join();
             }
-            for (ShardedTable x : t) {
+            for (Table x : t) {
                 x.push("k" + k, 1, new float[] {1, 2}, Updater.sgd(1)).join();
             }
         }
@@ -83,7 +83,7 @@ class MemberLossTest {
 
         // Restart: a fresh member on the dead one's port joins; every key's round 1 is intact.
         members.set(2, ClusterNode.start(cluster.settings(2, Map.of())));
-        ShardedTable restarted = new ShardedTable(members.get(2), cluster.settings(2, Map.of()), 2, N, false);
+        Table restarted = new Table(members.get(2), cluster.settings(2, Map.of()), 2, N, false);
         for (int k = 0; k < KEYS; k++) {
             float[] expected = {k - 3, k - 6}; // k - (1 + 1 + 1), k - (2 + 2 + 2)
             restarted.init("k" + k, new float[2]).join();
@@ -91,7 +91,7 @@ class MemberLossTest {
             assertArrayEquals(expected, t.get(0).pull("k" + k, 1).get(10, TimeUnit.SECONDS), "key k" + k);
         }
         restarted.close();
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     /**
@@ -103,9 +103,9 @@ class MemberLossTest {
     @Test
     void aWorkerLeftWithPartOfTheKeysFailsItsCallsNamingTheRanksItLostContactWith() throws Exception {
         members.addAll(cluster.startMembers(N, Map.of()));
-        List<ShardedTable> t = TestCluster.parallel(N, r -> new ShardedTable(members.get(r), cluster.settings(r, Map.of()), r, N, false));
-        ShardedTable alone = t.get(2);
-        for (ShardedTable x : t) {
+        List<Table> t = TestCluster.parallel(N, r -> new Table(members.get(r), cluster.settings(r, Map.of()), r, N, false));
+        Table alone = t.get(2);
+        for (Table x : t) {
             x.init("k", new float[2]).join();
         }
         alone.push("k", 1, new float[] {1, 1}, null).join();

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.Updater;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
+
 import org.depengine.testkit.SerialTraining;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,8 +41,8 @@ class OptimizerStateLossTest {
     @Test
     void momentumAndAdamContinueAsTheSerialModelAfterAMemberCrashes() throws Exception {
         members.addAll(cluster.startMembers(MEMBERS, SPLIT));
-        List<ShardedTable> t = TestCluster.parallel(WORKERS,
-                r -> new ShardedTable(members.get(r), cluster.settings(r, SPLIT), r, WORKERS, false));
+        List<Table> t = TestCluster.parallel(WORKERS,
+                r -> new Table(members.get(r), cluster.settings(r, SPLIT), r, WORKERS, false));
         Updater momentum = Updater.sgd(0.05f, 0.9f, 0.01f, 1f);
         Updater adam = Updater.adam(0.01f);
         SerialTraining m = new SerialTraining(momentum, lengths("m"), WORKERS, 5);
@@ -50,7 +50,7 @@ class OptimizerStateLossTest {
         int ownedByTheVictim = 0;
         for (SerialTraining model : List.of(m, a)) {
             for (String key : model.keys()) {
-                for (ShardedTable x : t) {
+                for (Table x : t) {
                     x.init(key, model.initial(key, LENGTH)).join();
                 }
                 for (int c = 0; c < 3; c++) {
@@ -67,7 +67,7 @@ class OptimizerStateLossTest {
                 members.get(2).getLifecycleService().terminate(); // a crash: its chunks live on in their backups
             }
             List<CompletableFuture<Void>> pushes = new ArrayList<>();
-            for (ShardedTable x : t) {
+            for (Table x : t) {
                 for (String key : m.keys()) {
                     pushes.add(x.push(key, round, m.gradient(round, x.rank(), key), momentum));
                 }
@@ -80,14 +80,14 @@ class OptimizerStateLossTest {
             a.round(round);
             for (SerialTraining model : List.of(m, a)) {
                 for (String key : model.keys()) {
-                    for (ShardedTable x : t) {
+                    for (Table x : t) {
                         assertArrayEquals(model.weights(key), x.pull(key, round).get(30, TimeUnit.SECONDS),
                                 key + " on rank " + x.rank() + " after round " + round);
                     }
                 }
             }
         }
-        t.forEach(ShardedTable::close);
+        t.forEach(Table::close);
     }
 
     private static Map<String, Integer> lengths(String prefix) {

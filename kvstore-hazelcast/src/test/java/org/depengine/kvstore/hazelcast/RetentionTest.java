@@ -44,8 +44,11 @@ class RetentionTest {
         Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> readAll(child.getInputStream()));
         try {
-            assertTrue(child.waitFor(seconds, TimeUnit.SECONDS), "the program did not finish " + rounds + " rounds in "
-                    + seconds + " s");
+            if (!child.waitFor(seconds, TimeUnit.SECONDS)) {
+                child.destroyForcibly();
+                throw new AssertionError("the program did not finish " + rounds + " rounds in " + seconds + " s:\n"
+                        + output.get(10, TimeUnit.SECONDS));
+            }
             String out = output.get(10, TimeUnit.SECONDS);
             assertEquals(0, child.exitValue(), "the heap grew (exit 1) or ran out (OutOfMemoryError):\n" + out);
             assertTrue(out.contains("heap in use after GC"), out);

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ShardedTable;
-import org.depengine.kvstore.hazelcast.state.KeyState;
-import org.depengine.kvstore.hazelcast.state.PushOp;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+
+import org.depengine.kvstore.hazelcast.hz.KeyState;
+import org.depengine.kvstore.hazelcast.hz.PushOp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,9 +38,9 @@ class SplitKeyLossTest {
     void aPullNeverMixesTheChunksOfDifferentRoundsAfterAWorkerIsLostMidPush() {
         members.addAll(cluster.startMembers(3, Map.of()));
         Map<String, String> extra = Map.of("splitFloats", "2", "jobId", "split");
-        List<ShardedTable> t = TestCluster.parallel(3, r -> new ShardedTable(members.get(r), cluster.settings(r, extra),
+        List<Table> t = TestCluster.parallel(3, r -> new Table(members.get(r), cluster.settings(r, extra),
                 r, 3, false));
-        for (ShardedTable x : t) {
+        for (Table x : t) {
             x.init("w", new float[] {0, 0, 0, 0}).join();
         }
         // Rank 2's push of round 1 reaches chunk 0 only, then rank 2 is lost.

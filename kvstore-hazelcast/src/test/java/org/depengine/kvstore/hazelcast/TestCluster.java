@@ -13,8 +13,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.depengine.kvstore.KVStoreSettings;
-import org.depengine.kvstore.hazelcast.cluster.ClusterNode;
-import org.depengine.kvstore.hazelcast.cluster.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
+import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 
 /**
  * Settings for a loopback cluster of a test: free ports, and a cluster name of its own so that test
@@ -54,7 +54,7 @@ final class TestCluster {
     }
 
     ClusterSettings settings(int i, Map<String, String> extra) {
-        return ClusterSettings.from(storeSettings(i, extra));
+        return ClusterSettings.from(storeSettings(i, extra), false);
     }
 
     /** Starts members {@code 0..n-1} at the same time (joining takes seconds each). */

@@ -51,7 +51,10 @@ final class LocalKVStore extends AbstractKVStore {
 
     @Override
     protected void send(Key key, long round, CallbackOnComplete done) {
+        long t0 = System.nanoTime();
         applyUpdater(key);
+        stats().roundCompleted(); // a round of one worker completes here, in its push
+        stats().roundLatency(System.nanoTime() - t0);
         done.complete();
     }
 

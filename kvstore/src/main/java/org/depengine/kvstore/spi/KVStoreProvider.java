@@ -10,7 +10,9 @@ import org.depengine.kvstore.KVStoreSettings;
  * implementation with {@code provides org.depengine.kvstore.spi.KVStoreProvider with ...} in
  * module-info and in {@code META-INF/services/org.depengine.kvstore.spi.KVStoreProvider}. It must have
  * a public no-argument constructor, and be cheap to instantiate (no network in the constructor).
- * Thread-safe.
+ * Thread-safe. The settings a provider's stores read beyond {@link KVStoreSettings}' own are declared as
+ * {@link org.depengine.api.settings.Setting}s in its module's
+ * {@link org.depengine.api.settings.SettingsCatalog}, and read with {@link KVStoreSettings#get(org.depengine.api.settings.Setting)}.
  */
 public interface KVStoreProvider {
     /** The store types this provider makes, e.g. {@code {"dist_sync", "dist_async"}}; not empty. */
@@ -23,13 +25,4 @@ public interface KVStoreProvider {
      * @throws org.depengine.kvstore.KVStoreException if the store cannot be set up
      */
     KVStore open(Engine engine, String type, KVStoreSettings settings);
-
-    /**
-     * The implementation-specific setting names this provider reads (short names, without the
-     * {@code depengine.kvstore.} prefix), so that their system properties are not warned about as
-     * unknown. The default is none.
-     */
-    default Set<String> settingNames() {
-        return Set.of();
-    }
 }

@@ -50,7 +50,11 @@ public final class Key {
     private long initRound;
     private boolean resumed;
 
-    Key(Engine engine, String name, int length, int initPeriod) {
+    /**
+     * A key of {@code length} floats initialised in period {@code initPeriod}, with new variables of
+     * {@code engine}: made by {@link AbstractKVStore#init}, and by protocol tests that drive a store's hooks.
+     */
+    public Key(Engine engine, String name, int length, int initPeriod) {
         this.name = name;
         this.initPeriod = initPeriod;
         this.opPeriod = initPeriod;
@@ -144,6 +148,23 @@ public final class Key {
      */
     public long initRound() {
         return initRound;
+    }
+
+    /** The period the key was initialised in: its rounds are of it and later ones. */
+    public int initPeriod() {
+        return initPeriod;
+    }
+
+    /**
+     * Takes an initial value's companions as another worker sent them ({@code updateOn=worker}: rank 0's
+     * init, resumed from its checkpoint): the updater's state, the update count and the round the value
+     * stands for. Call only from the init's op, which holds {@link #storeVar()}.
+     */
+    public void restoreFrom(float[] state, long steps, long round) {
+        this.state = state.clone();
+        this.steps = steps;
+        this.initRound = round;
+        this.resumed = round != 0 || steps != 0 || state.length != 0;
     }
 
     /** Whether the init took the key from a checkpoint; call only from an op holding {@link #storeVar()}. */

@@ -25,6 +25,24 @@ final class KeyRegistry {
         this.type = type;
     }
 
+    /** The longest key, in floats: its bytes are indexed by an int. */
+    private static final long MAX_FLOATS = Integer.MAX_VALUE / Float.BYTES;
+
+    /**
+     * Checks a new key's name and initial value.
+     *
+     * @throws IllegalArgumentException if the name is empty or the value empty or longer than {@link #MAX_FLOATS}
+     */
+    static void checkNew(String key, DeviceArray value) {
+        if (key.isEmpty()) {
+            throw new IllegalArgumentException("kvstore key must not be empty");
+        }
+        if (value.length() == 0 || value.length() > MAX_FLOATS) {
+            throw new IllegalArgumentException("cannot init key '" + key + "' with " + value + ": a key holds 1 to "
+                    + MAX_FLOATS + " floats, this value has " + value.length());
+        }
+    }
+
     /** @throws IllegalArgumentException if a key of that name is already initialised */
     void add(Key k) {
         Key before = keys.putIfAbsent(k.name(), k);

@@ -20,9 +20,32 @@ import org.depengine.kvstore.KVStoreException;
 
 /**
  * Pushes the ops of a store's {@code init}, {@code push}, {@code pull}, {@code endOfData} and
- * {@code barrier} calls (the table in {@link AbstractKVStore}'s Javadoc) and wraps its hooks so that
- * their failures name the key, the rank, the round and the step. Called with the store's arguments already checked; thread-safe (it holds no
- * state of its own).
+ * {@code barrier} calls and wraps the store's hooks ({@link AbstractKVStore}) so that their failures name
+ * the key, the rank, the round and the step, and their finishing is counted in the store's statistics.
+ * Called with the store's arguments already checked; thread-safe (it holds no state of its own).
+ *
+ * <h2>The ops each call pushes (all with the call's priority)</h2>
+ * <pre>
+ * init(k, v):      gather   reads v.var        writes k.storeVar   stored  ← v (device → host copy)
+ *                  init     (none)             writes k.storeVar   {@link AbstractKVStore#sendInit}(k)
+ * push(k, vs):     gather i reads vs[i].var    writes staging i    one per value (device → host copy)
+ *                  sum      reads staging 0..n writes k.mergedVar  merged ← Σ staging, in list order
+ *                           (one value: its gather writes merged directly, no sum op)
+ *                  send     reads k.mergedVar  writes k.storeVar   {@link AbstractKVStore#send}(k, round)
+ *                  check    reads k.storeVar, k.mergedVar (NO_SKIP) {@link AbstractKVStore#skippedSend}(k, round) if send was skipped
+ *                           (only if {@link AbstractKVStore#reportsSkippedPushes()})
+ * endOfData(), barrier():
+ *                  end      (none)             writes every k.storeVar {@link AbstractKVStore#endPeriod}(period)  (only if {@link AbstractKVStore#endsPeriods()})
+ *                  mark     reads every k.mergedVar, writes every k.storeVar (NO_SKIP): the period's end or start, per key
+ * pull(k, outs):   fetch    reads k.mergedVar  writes k.storeVar   {@link AbstractKVStore#fetch}(k, round)   (if {@link AbstractKVStore#pullFetches()})
+ *                  scatter  reads k.storeVar   writes out.var      out ← stored (host → device copy), one per out
+ * </pre>
+ * So on one key, every call's ops run in call order (they all touch {@code storeVar}), except that the
+ * gathers and the sum of a push overlap the previous call's send/fetch/scatters; a later push's gather
+ * waits for the previous send (and fetch, and check) to have read {@code merged}. Calls on different
+ * keys share no variable and run independently. No op ever blocks a thread on the network:
+ * {@code send}, {@code fetch} and {@code sendInit} are {@link AsyncFn}s that start the call and complete
+ * from its callback.
  */
 final class StoreOps {
     private final AbstractKVStore store;
@@ -39,7 +62,7 @@ final class StoreOps {
      */
     void prepare(Key k) {
         k.fns = new Key.Fns(
-                hook(k, false, "send", (key, r, done) -> {
+                hook(k, false, Counted.PUSH, "send", (key, r, done) -> {
                     if (key.dataEnded()) {
                         throw new IllegalStateException("rank " + store.rank() + " signalled endOfData() before this "
                                 + "push ran (a replayed graph's push): call barrier() before pushing again");
@@ -47,14 +70,15 @@ final class StoreOps {
                     key.lastSent = r;
                     store.send(key, r, done);
                 }),
-                hook(k, false, "report of a skipped push", (key, r, done) -> {
+                hook(k, false, Counted.NONE, "report of a skipped push", (key, r, done) -> {
                     if (key.lastSent == r || key.dataEnded()) { // sent, or the period was ended for this rank
                         done.complete();
                     } else {
+                        store.stats().pushed(false); // its send op was skipped: it never ran to count itself
                         store.skippedSend(key, r, done);
                     }
                 }),
-                hook(k, true, "fetch", store::fetch));
+                hook(k, true, Counted.PULL, "fetch", store::fetch));
     }
 
     /**
@@ -124,10 +148,17 @@ final class StoreOps {
             engine.pushAsync(k.fns.fetch(), Context.cpu(), k.opVars.merged(), k.opVars.store(), store.storeOpProperty(),
                     priority, k.names.pull);
         }
+        boolean countHere = !store.pullFetches();
         for (int i = 0; i < outs.size(); i++) {
             DeviceArray out = outs.get(i);
             Memcpy memcpy = out.device().requirePrimitive(Memcpy.class);
-            engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes()),
+            boolean last = countHere && i == outs.size() - 1; // a store with no fetch op counts its pull here
+            engine.pushSync(rc -> {
+                memcpy.hostToDevice(rc.stream(), k.storedBytes(), out.buffer(), out.offsetBytes());
+                if (last) {
+                    store.stats().pulled(true);
+                }
+            },
                     out.context(), k.opVars.store(), List.of(out.var()), scatterProperty(out), priority,
                     k.names.copyOut.get(i));
         }
@@ -217,15 +248,45 @@ final class StoreOps {
         void run(CallbackOnComplete done) throws Exception;
     }
 
+    /** Which count of the store's statistics an op adds to when it finishes. */
+    private enum Counted { PUSH, PULL, NONE }
+
     /**
      * Wraps a hook as an op body that takes its round when it runs (a pull's round if {@code pull}, else
-     * the push's) and whose failures name the key, this rank, the round and the step.
+     * the push's), counts its finishing in the store's statistics, and whose failures name the key, this
+     * rank, the round and the step.
      */
-    private AsyncFn hook(Key k, boolean pull, String step, Hook hook) {
+    private AsyncFn hook(Key k, boolean pull, Counted counted, String step, Hook hook) {
         String key = k.name();
+        StoreStats stats = store.stats();
         return (RunContext rc, CallbackOnComplete done) -> {
             long round = pull ? k.pullRound() : k.sendRound();
-            run(key, () -> step + " of round " + Rounds.text(round), done, d -> hook.call(k, round, d));
+            CallbackOnComplete counting = counted == Counted.NONE ? done : new CallbackOnComplete() {
+                @Override
+                public void complete() {
+                    finished(true);
+                    done.complete();
+                }
+
+                @Override
+                public void fail(Throwable error) {
+                    finished(false);
+                    done.fail(error);
+                }
+
+                private void finished(boolean ok) {
+                    if (counted == Counted.PUSH) {
+                        stats.pushed(ok);
+                    } else {
+                        stats.pendingRead(-1);
+                        stats.pulled(ok);
+                    }
+                }
+            };
+            if (counted == Counted.PULL) {
+                stats.pendingRead(1);
+            }
+            run(key, () -> step + " of round " + Rounds.text(round), counting, d -> hook.call(k, round, d));
         };
     }
 

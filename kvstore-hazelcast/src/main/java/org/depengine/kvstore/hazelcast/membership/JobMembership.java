@@ -1,0 +1,468 @@
+package org.depengine.kvstore.hazelcast.membership;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.map.listener.EntryAddedListener;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.hazelcast.hz.LiveEndpoints;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One worker's place in its job (ps-lite's {@code Postoffice}): which rank it is, who the others are, and
+ * who is gone. It joins the job's ranks map, agrees with the others on {@code numWorkers} and the period a
+ * resumed job starts in, waits until every rank has joined, learns of a rank that leaves without closing
+ * (a member's departure seen by its membership listener, or a client's reported by the members), and
+ * leaves at close: a worker that closed normally marks its rank closed, so it is never reported lost, and
+ * the job's last worker to close destroys the job's maps.
+ *
+ * <p>What the job shares lives in two maps named by the job id: {@code ranks} (rank → the id of the live
+ * member or client that holds it, {@code "closed <id>"} once it closed) and {@code shared} (the job's
+ * {@code numWorkers}, rank 0's resumed period, each rank's data address, a refusal rank 0 published).
+ *
+ * <p>Thread-safe. Loss listeners run on the membership's own thread, never on Hazelcast's event threads.
+ */
+public final class JobMembership implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(JobMembership.class);
+    /** What a worker that closed normally leaves in its rank's entry, before its id. */
+    static final String CLOSED = "closed ";
+    private static final String NUM_WORKERS = "numWorkers";
+    private static final String RESUMED_PERIOD = "resumedPeriod";
+    private static final String REFUSED = "refused";
+    private static final String DATA_ADDRESS = "data.";
+    /** Where the members report a client worker lost ({@link ClientLossReporter}): {@code lost.<rank>} → why. */
+    static final String LOST = "lost.";
+
+    /** Told when a rank is lost (it left without closing its store). */
+    @FunctionalInterface
+    public interface LossListener {
+        /** Rank {@code rank} is lost, because {@code why} (a message naming it and its member). */
+        void lost(int rank, String why);
+    }
+
+    private final HazelcastInstance hz;
+    private final ClusterSettings settings;
+    private final int rank;
+    private final int workers;
+    private final String jobId;
+    private final IMap<Integer, String> ranks;
+    private final IMap<String, String> shared;
+    private final Executor events;
+    private final Map<UUID, Integer> rankOfMember = new ConcurrentHashMap<>();
+    /** The ranks whose members this worker saw leave its cluster, closed or not: rank → the member's address. */
+    private final Map<Integer, String> departed = new ConcurrentHashMap<>();
+    /** The ranks this worker saw leave the cluster without closing their store: rank → why. */
+    private final Map<Integer, String> lostRanks = new ConcurrentHashMap<>();
+    private final List<LossListener> listeners = new CopyOnWriteArrayList<>();
+    private final UUID ranksListener;
+    private final UUID membershipListener;
+    private final UUID reportsListener;
+    private volatile String registeredAs;
+    private volatile boolean closing;
+    private int resumedPeriod = -1;
+
+    /**
+     * Joins job {@code settings.jobId()} as {@code settings.rank()}, and waits (up to the join timeout)
+     * until every rank has joined.
+     *
+     * @param resumePeriod rank 0: the period of the checkpoint it resumes from, or null; other ranks: any
+     *     value to say they resume, null to say they do not
+     * @param refusal rank 0: why it cannot start (a checkpoint it cannot read), published for the other
+     *     ranks, which then fail with it instead of waiting; null otherwise
+     * @param events runs the loss listeners and the calls they make (off Hazelcast's event threads)
+     * @throws IllegalArgumentException if the rank is taken by a live worker, or the workers disagree on
+     *     numWorkers or on resuming
+     * @throws KVStoreException if the maps hold an earlier job's state, rank 0 refused to start, or not every
+     *     rank joined within the join timeout
+     */
+    public JobMembership(HazelcastInstance hz, ClusterSettings settings, Integer resumePeriod, String refusal,
+                         Executor events) {
+        this.hz = hz;
+        this.settings = settings;
+        this.rank = settings.rank();
+        this.workers = settings.numWorkers();
+        this.jobId = settings.jobId();
+        this.events = events;
+        String name = ClusterNode.MAP_PREFIX + jobId;
+        ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
+        shared = hz.getMap(name + ClusterNode.SHARED_SUFFIX);
+        CountDownLatch allJoined = new CountDownLatch(1);
+        CountDownLatch refused = new CountDownLatch(1);
+        ranksListener = ranks.addEntryListener((EntryAddedListener<Integer, String>) e -> {
+            rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
+            if (ranks.size() >= workers) {
+                allJoined.countDown();
+            }
+        }, true);
+        UUID refusals = shared.addEntryListener((EntryAddedListener<String, String>) e -> {
+            if (REFUSED.equals(e.getKey())) {
+                refused.countDown();
+                allJoined.countDown();
+            }
+        }, false);
+        membershipListener = hz.getCluster().addMembershipListener(new Departures());
+        // A client worker's loss is seen by the members, which report it here: every worker knows it at once,
+        // whether or not any key's state exists yet.
+        reportsListener = shared.addEntryListener((EntryAddedListener<String, String>) e -> {
+            if (e.getKey().startsWith(LOST) && !closing) {
+                int r = Integer.parseInt(e.getKey().substring(LOST.length()));
+                events.execute(() -> reportLost(r, e.getValue()));
+            }
+        }, true);
+        try {
+            if (refusal != null) {
+                // Kept for the join's timeout only: the ranks that come later in it fail with it, a restarted job does not.
+                shared.put(REFUSED, "rank 0 refused to start job '" + jobId + "': " + refusal, settings.joinTimeoutMs(),
+                        TimeUnit.MILLISECONDS);
+                throw new KVStoreException(null, rank, refusal, null);
+            }
+            if (rank == 0) {
+                shared.remove(REFUSED); // a refusal of an earlier start of this job, now started again
+            }
+            refuseAnEarlierJobsState(resumePeriod != null);
+            refuseAnotherNumberOfWorkers();
+            if (rank == 0) {
+                resumedPeriod = resumePeriod == null ? -1 : resumePeriod;
+                shared.put(RESUMED_PERIOD, Integer.toString(resumedPeriod)); // before the registration others wait for
+            }
+            register(hz.getLocalEndpoint().getUuid());
+            for (Map.Entry<Integer, String> e : ranks.entrySet()) {
+                if (!e.getValue().startsWith(CLOSED)) {
+                    rankOfMember.put(UUID.fromString(e.getValue()), e.getKey());
+                }
+            }
+            if (ranks.size() >= workers || shared.containsKey(REFUSED)) {
+                allJoined.countDown();
+            }
+            awaitJoined(allJoined);
+            if (rank != 0) {
+                learnResumedPeriod(resumePeriod != null);
+            }
+        } catch (RuntimeException e) {
+            shared.removeEntryListener(refusals);
+            close();
+            throw e;
+        }
+        shared.removeEntryListener(refusals);
+    }
+
+    private void awaitJoined(CountDownLatch allJoined) {
+        try {
+            boolean joined = allJoined.await(settings.joinTimeoutMs(), TimeUnit.MILLISECONDS);
+            String refused = shared.get(REFUSED);
+            if (refused != null) {
+                throw new KVStoreException(null, rank, refused, null);
+            }
+            if (!joined) {
+                throw new KVStoreException(null, rank, "only ranks " + new TreeMap<>(ranks).keySet() + " of " + workers
+                        + " workers joined job '" + jobId + "' within " + settings.joinTimeoutMs() + " ms "
+                        + "(depengine.kvstore.joinTimeoutMs); start the others with the same depengine.kvstore.members, "
+                        + "clusterName and jobId" + missingMembers(), null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, rank, "interrupted while waiting for the other workers", e);
+        }
+    }
+
+    /** Every worker resumes, or none: a worker that does not would start its rounds in another period. */
+    private void learnResumedPeriod(boolean resuming) {
+        String p = shared.get(RESUMED_PERIOD);
+        resumedPeriod = p == null ? -1 : Integer.parseInt(p);
+        if (resuming != resumedPeriod >= 0) {
+            throw new IllegalArgumentException("rank " + rank + " of job '" + jobId + "' was opened "
+                    + (resuming ? "with" : "without") + " depengine.kvstore.resume, rank 0 "
+                    + (resuming ? "without it" : "with it (a checkpoint of period " + resumedPeriod + ")")
+                    + ": give every worker of a resumed job the resume setting (rank 0 reads the file)");
+        }
+    }
+
+    /**
+     * Refuses maps that hold state while no rank in them belongs to a live worker: an earlier job's, left by
+     * workers that crashed (a job whose workers all close normally destroys its maps). A rank registered by
+     * a live worker means the job is running: this worker joins it (a restarted one rejoins).
+     */
+    private void refuseAnEarlierJobsState(boolean resuming) {
+        Map<Integer, String> registered = new TreeMap<>(ranks);
+        IMap<String, ?> keys = hz.getMap(ClusterNode.MAP_PREFIX + jobId);
+        if (registered.isEmpty() && keys.isEmpty()) {
+            return;
+        }
+        Set<String> live = liveEndpoints();
+        if (registered.values().stream().anyMatch(live::contains)) {
+            return;
+        }
+        if (resuming) {
+            // A resumed job replaces the earlier job's state. Rank 0 clears it before it registers, which every
+            // other rank waits for before its first call; only the gone workers' ranks are removed, so a rank
+            // of this job that registered meanwhile stays.
+            if (rank == 0) {
+                LOG.info("rank 0: job '{}' resumes from a checkpoint: clearing the state an earlier job left in '{}'",
+                        jobId, keys.getName());
+                keys.clear();
+                shared.clear();
+                registered.forEach(ranks::remove);
+            }
+            return;
+        }
+        throw new KVStoreException(null, rank, "store '" + jobId + "' on cluster '" + settings.clusterName() + "' (maps '"
+                + keys.getName() + "' and '" + ranks.getName() + "') holds the state of an earlier job: "
+                + (registered.isEmpty() ? "keys, and no worker registered" : "ranks " + registered.keySet()
+                + " were registered by workers that are gone")
+                + "; start this job with a new job id (depengine.kvstore.jobId), or continue the earlier job from "
+                + "its checkpoint with depengine.kvstore.resume=<checkpoint file> on every worker (its state then "
+                + "replaces what the maps hold)", null);
+    }
+
+    /** Every worker of a job counts the same workers: a mismatch would size the keys' rounds differently. */
+    private void refuseAnotherNumberOfWorkers() {
+        String first = shared.putIfAbsent(NUM_WORKERS, Integer.toString(workers));
+        if (first != null && Integer.parseInt(first) != workers) {
+            throw new IllegalArgumentException("rank " + rank + " opened job '" + jobId + "' with numWorkers=" + workers
+                    + ", but the workers that opened it first have numWorkers=" + first
+                    + ": give every worker of a job the same depengine.kvstore.numWorkers");
+        }
+    }
+
+    /**
+     * Why workers may be missing when this member's cluster lacks some of the listed members: they are not
+     * running, or they run under another cluster name (Hazelcast then refuses the join both ways, logging
+     * only that the names differ, not the other name).
+     */
+    private String missingMembers() {
+        int found = hz.getCluster().getMembers().size();
+        if (settings.client() || found >= settings.members().size()) {
+            return "";
+        }
+        return "; this worker's cluster '" + settings.clusterName() + "' has " + found + " of the "
+                + settings.members().size() + " members listed in depengine.kvstore.members " + settings.members()
+                + ": the others are not running, or they run with another depengine.kvstore.clusterName and refuse "
+                + "this one's join (Hazelcast logs 'the target cluster has a different cluster-name')";
+    }
+
+    /** The ids of the live members and clients, asked of a member (only members see the clients). */
+    private Set<String> liveEndpoints() {
+        try {
+            return new HashSet<>(hz.getExecutorService("depengine.liveness").submit(new LiveEndpoints())
+                    .get(settings.joinTimeoutMs(), TimeUnit.MILLISECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, rank, "interrupted while listing the cluster's workers", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new KVStoreException(null, rank, "cannot list the live workers of cluster '" + settings.clusterName()
+                    + "'", e);
+        }
+    }
+
+    private void register(UUID me) {
+        String previous = ranks.putIfAbsent(rank, me.toString());
+        if (previous != null && !previous.equals(me.toString())) {
+            if (liveEndpoints().contains(previous)) {
+                throw new IllegalArgumentException("rank " + rank + " of job '" + jobId + "' is already taken by the live "
+                        + "worker " + previous + ": give each worker its own depengine.kvstore.rank (and each job its own "
+                        + "depengine.kvstore.jobId)");
+            }
+            ranks.put(rank, me.toString()); // left by a worker of this job that is gone: a restarted worker rejoins
+        }
+        registeredAs = me.toString();
+    }
+
+    /** This worker's rank. */
+    public int rank() {
+        return rank;
+    }
+
+    /** The job's workers. */
+    public int workers() {
+        return workers;
+    }
+
+    /** The job's id. */
+    public String jobId() {
+        return jobId;
+    }
+
+    /** The settings this worker joined with. */
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    /** The period of the checkpoint the job resumed from (as rank 0 read it), or -1 if it did not resume. */
+    public int resumedPeriod() {
+        return resumedPeriod;
+    }
+
+    /** From now on this worker is leaving: a rank that leaves meanwhile is not reported lost. */
+    public void markClosing() {
+        closing = true;
+    }
+
+    /** Whether this worker is leaving (its store is closing). */
+    public boolean closing() {
+        return closing;
+    }
+
+    /** The ranks known lost, with why: a snapshot. */
+    public Map<Integer, String> lostRanks() {
+        return Map.copyOf(lostRanks);
+    }
+
+    /** Calls {@code l} for each rank lost from now on (and at once for those lost already). */
+    public void onLoss(LossListener l) {
+        listeners.add(l);
+        lostRanks.forEach((r, why) -> events.execute(() -> l.lost(r, why)));
+    }
+
+    /**
+     * Publishes this worker's data address ({@code host:port}) for the others ({@code updateOn=worker}).
+     * Call before the first round.
+     */
+    public void publishDataAddress(String address) {
+        shared.put(DATA_ADDRESS + rank, address);
+    }
+
+    /**
+     * Rank {@code r}'s data address, waiting for it to be published (up to the join timeout).
+     *
+     * @throws KVStoreException if it is not published in time
+     */
+    public String dataAddress(int r) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.joinTimeoutMs());
+        String a;
+        while ((a = shared.get(DATA_ADDRESS + r)) == null) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new KVStoreException(null, rank, "rank " + r + " of job '" + jobId + "' did not publish its data "
+                        + "address within " + settings.joinTimeoutMs() + " ms (depengine.kvstore.joinTimeoutMs)", null);
+            }
+            try {
+                Thread.sleep(10); // a publication that has not reached this member yet: seen within one map read
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KVStoreException(null, rank, "interrupted while waiting for rank " + r + "'s data address", e);
+            }
+        }
+        return a;
+    }
+
+    /**
+     * The ranks whose members left this worker's cluster, with their addresses; if no event said so yet,
+     * the registered ranks whose members are not in it (with their ids).
+     */
+    public Map<Integer, String> departedRanks() {
+        Map<Integer, String> gone = new TreeMap<>(departed);
+        if (gone.isEmpty()) {
+            Set<UUID> present = new HashSet<>();
+            hz.getCluster().getMembers().forEach(m -> present.add(m.getUuid()));
+            rankOfMember.forEach((id, r) -> {
+                if (!present.contains(id)) {
+                    gone.put(r, id.toString());
+                }
+            });
+        }
+        return gone;
+    }
+
+    /** Reports rank {@code r} lost (once): to the listeners, off the caller's thread. */
+    public void reportLost(int r, String why) {
+        if (lostRanks.putIfAbsent(r, why) == null) {
+            for (LossListener l : listeners) {
+                events.execute(() -> l.lost(r, why));
+            }
+        }
+    }
+
+    /**
+     * Leaves the job: marks this worker's rank closed and, if it is the last to close, destroys the job's
+     * maps (the keys' too). Call after the store's own part of leaving (ending its rounds); the caller
+     * bounds the wait.
+     */
+    public void leave() {
+        closing = true;
+        String me = registeredAs;
+        if (me == null) {
+            return;
+        }
+        ranks.replace(rank, me, CLOSED + me);
+        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED))) {
+            LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
+            hz.getMap(ClusterNode.MAP_PREFIX + jobId).destroy();
+            ranks.destroy();
+            shared.destroy();
+        }
+    }
+
+    /** Whether this worker registered its rank (so it must leave at close). */
+    public boolean registered() {
+        return registeredAs != null;
+    }
+
+    /** Stops listening; the instance is the caller's. Idempotent. */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            ranks.removeEntryListener(ranksListener);
+            shared.removeEntryListener(reportsListener);
+            hz.getCluster().removeMembershipListener(membershipListener);
+        } catch (RuntimeException e) {
+            LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
+        }
+    }
+
+    /** A member that held a rank left without closing its store: that rank is lost. */
+    private final class Departures implements MembershipListener {
+        @Override
+        public void memberAdded(MembershipEvent e) {
+            // A restarted member gets its partitions back from the backups; nothing to do here.
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent e) {
+            Member m = e.getMember();
+            Integer lost = rankOfMember.get(m.getUuid());
+            if (lost == null || closing) {
+                return;
+            }
+            departed.put(lost, m.getAddress().toString());
+            String why = "worker rank " + lost + " (member " + m.getAddress() + ") left the cluster";
+            // Off Hazelcast's event thread: reading the ranks map is a call.
+            events.execute(() -> {
+                try {
+                    if ((CLOSED + m.getUuid()).equals(ranks.get(lost))) {
+                        LOG.debug("rank {}: rank {} closed normally before its member {} left", rank, lost, m.getAddress());
+                        return;
+                    }
+                } catch (RuntimeException err) {
+                    if (closing) {
+                        return; // the last closer may already have destroyed the ranks map
+                    }
+                    LOG.debug("rank {}: reading rank {}'s entry: {}", rank, lost, err.toString());
+                }
+                if (closing) {
+                    // This worker's own close settles its calls; the last closer may already have destroyed the
+                    // ranks map, so the other rank's normal close is not readable.
+                    LOG.debug("rank {}: rank {} (member {}) left while this store closes", rank, lost, m.getAddress());
+                    return;
+                }
+                LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, why);
+                reportLost(lost, why);
+            });
+        }
+    }
+}
