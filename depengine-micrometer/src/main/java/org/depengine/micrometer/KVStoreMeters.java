@@ -53,7 +53,6 @@ public final class KVStoreMeters implements MeterBinder, AutoCloseable {
      * Meters for {@code store}.
      *
      * @param store the store
-     * @throws UnsupportedOperationException if the store type reports no statistics
      */
     public KVStoreMeters(KVStore store) {
         this(store, Tags.empty());
@@ -64,7 +63,6 @@ public final class KVStoreMeters implements MeterBinder, AutoCloseable {
      *
      * @param store the store
      * @param tags more tags for every meter
-     * @throws UnsupportedOperationException if the store type reports no statistics
      */
     public KVStoreMeters(KVStore store, Iterable<Tag> tags) {
         Objects.requireNonNull(store, "store");

@@ -1,7 +1,6 @@
 package org.depengine.micrometer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,18 +9,30 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.FnProperty;
+import org.depengine.api.device.Device;
+import org.depengine.api.device.DeviceArray;
+import org.depengine.api.device.DeviceBuffer;
+import org.depengine.api.device.Devices;
+import org.depengine.api.device.primitive.Memcpy;
+import org.depengine.api.spi.EngineConfig;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreStats;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link KVStoreMeters} against the {@link KVStoreStats} contract: each statistic reaches its meter, read
- * live at each scrape, in a {@link SimpleMeterRegistry} and in the Prometheus registry's text format. A
- * store of a type without statistics is refused naming the type. (The distributed stores' own statistics
- * are tested with those stores.)
+ * live at each scrape, in a {@link SimpleMeterRegistry} and in the Prometheus registry's text format; and
+ * a real {@code local} store's counts after a round. (The distributed stores' own statistics are tested
+ * with those stores, in KVStoreConformance.)
  */
 class KVStoreMetersTest {
     /** Statistics whose values a test sets; {@code base} + a per-statistic offset, so that no two are equal. */
@@ -47,12 +58,7 @@ class KVStoreMetersTest {
                 (proxy, m, args) -> switch (m.getName()) {
                     case "type" -> "fake";
                     case "rank" -> 2;
-                    case "stats" -> {
-                        if (stats == null) {
-                            throw new UnsupportedOperationException("kvstore type 'fake' does not report statistics");
-                        }
-                        yield stats;
-                    }
+                    case "stats" -> stats;
                     default -> throw new UnsupportedOperationException(m.getName());
                 });
     }
@@ -107,9 +113,38 @@ class KVStoreMetersTest {
     }
 
     @Test
-    void aStoreWithoutStatisticsIsRefusedNamingItsType() {
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-                () -> new KVStoreMeters(store(null)));
-        assertTrue(e.getMessage().contains("'fake'"), e.getMessage());
+    void aLocalStoresCountsReachTheMetersAfterARound() throws Exception {
+        try (Engine engine = Engine.create("naive", EngineConfig.of(Map.of("depengine.hangDoctorMs", "0")));
+             KVStore store = KVStore.open(engine, "local")) {
+            Context ctx = Context.cpu(0);
+            DeviceArray w = filled(engine, ctx, new float[] {1, 2, 3}, "w");
+            DeviceArray g = filled(engine, ctx, new float[] {10, 20, 30}, "g");
+            store.init("w", w);
+            MeterRegistry r = new SimpleMeterRegistry();
+            try (KVStoreMeters meters = new KVStoreMeters(store)) {
+                meters.bindTo(r);
+                Tags t = Tags.of("kvstore", "local", "rank", "0");
+                store.push("w", g);
+                store.pull("w", w);
+                engine.waitForAll();
+                assertEquals(1, r.get(KVStoreMeters.PUSHES).tags(t).functionCounter().count());
+                assertEquals(1, r.get(KVStoreMeters.PULLS).tags(t).functionCounter().count());
+                assertEquals(0, r.get(KVStoreMeters.FAILED).tags(t).functionCounter().count());
+                assertEquals(0, r.get(KVStoreMeters.SENT).tags(t).functionCounter().count(), "local moves nothing");
+                assertEquals(0, r.get(KVStoreMeters.PENDING_READS).tags(t).gauge().value());
+            }
+        }
+    }
+
+    private static DeviceArray filled(Engine engine, Context ctx, float[] data, String name) {
+        Device device = Devices.device(ctx);
+        DeviceBuffer b = device.allocate(4L * data.length);
+        DeviceArray a = new DeviceArray(b, engine.newVariable(name));
+        ByteBuffer host = ByteBuffer.allocateDirect(4 * data.length).order(ByteOrder.nativeOrder());
+        host.asFloatBuffer().put(data);
+        Memcpy memcpy = device.requirePrimitive(Memcpy.class);
+        engine.pushSync(rc -> memcpy.hostToDevice(rc.stream(), host, b, 0), ctx, List.of(), List.of(a.var()),
+                FnProperty.COPY_TO_DEVICE, 0, "fill " + name);
+        return a;
     }
 }
