@@ -29,6 +29,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Workers that are clients ({@code mode=client}) of a separate, long-lived cluster (here one member in
@@ -76,17 +78,7 @@ class ClientModeTest {
      */
     @Test
     void aJobOnMapsLeftByACrashedJobIsRefusedNamingTheStoreAndANewJobId() throws Exception {
-        CountDownLatch gone = new CountDownLatch(1);
-        member.getClientService().addClientListener(new ClientListener() {
-            @Override
-            public void clientConnected(Client client) {
-            }
-
-            @Override
-            public void clientDisconnected(Client client) {
-                gone.countDown();
-            }
-        });
+        CountDownLatch gone = clientGone();
         KVStoreSettings settings = settings(Map.of());
         HazelcastInstance crashing = ClusterNode.start(ClusterSettings.from(settings, false));
         try (Engine engine = Engine.create("perdevice")) {
@@ -153,8 +145,8 @@ class ClientModeTest {
             stores.get(0).init("fc1.w", w0);
             WorkerKillTest.write(e1, w1, 1);
             stores.get(1).init("fc1.w", w1);
-            // The key's state exists on its owner before the loss: a client lost before then is only
-            // seen at the call timeout (the member's report finds no entry to mark; see the README).
+            // The key's state exists on its owner before the loss: the member's report marks it. (A loss
+            // before any key exists: aClientWorkerLostBeforeAnyKeyExistsFailsTheKeysCreatedAfterItWithinSeconds.)
             e0.waitForAll();
             e1.waitForAll();
             stores.get(0).push("fc1.w", w0);
@@ -170,6 +162,79 @@ class ClientModeTest {
             stores.get(0).close();
             stores.get(1).close();
         }
+    }
+
+    /**
+     * Issue 40's item 3: membership, not key state, decides who is gone. A client worker killed before any
+     * key exists (the README's known gap: a key whose first call reached its owner after the loss failed
+     * only at {@code timeoutMs}) is known to the survivor at once, and a key created afterwards knows it: its
+     * first round fails within seconds, naming the lost rank and the key, on either data path. With rank 1
+     * lost, rank 0 inits the key and pushes and pulls round 1; with rank 0 lost, the survivor's pull of the
+     * key's init waits for rank 0's value, which never comes.
+     */
+    @ParameterizedTest(name = "updateOn={0}, rank {1} lost")
+    @CsvSource({"server, 1", "server, 0", "worker, 1", "worker, 0"})
+    void aClientWorkerLostBeforeAnyKeyExistsFailsTheKeysCreatedAfterItWithinSeconds(String updateOn, int lostRank)
+            throws Exception {
+        CountDownLatch gone = clientGone();
+        int survivor = 1 - lostRank;
+        Map<String, String> common = Map.of("numWorkers", "2", "timeoutMs", "60000", "updateOn", updateOn);
+        KVStoreSettings lostSettings = settings(withRank(common, lostRank));
+        HazelcastInstance dying = ClusterNode.start(ClusterSettings.from(lostSettings, false));
+        try (Engine eLost = Engine.create("perdevice"); Engine e = Engine.create("perdevice")) {
+            List<KVStore> stores = TestCluster.parallel(2, r -> r == lostRank
+                    ? HazelcastKVStoreProvider.open(eLost, "dist_sync", lostSettings, dying)
+                    : KVStore.open(e, "dist_sync", settings(withRank(common, survivor))));
+            try {
+                KVStore kv = stores.get(survivor);
+                kv.setUpdater(Updater.sgd(0.5f));
+                long t0 = System.nanoTime();
+                dying.getLifecycleService().terminate(); // before any key exists
+                assertTrue(gone.await(30, TimeUnit.SECONDS), "the member never saw the client leave");
+                DeviceArray w = WorkerKillTest.array(e, "w");
+                WorkerKillTest.write(e, w, 2);
+                kv.init("late", w);
+                if (survivor == 0) {
+                    WorkerKillTest.write(e, w, 1);
+                    kv.push("late", w);
+                }
+                DeviceArray out = WorkerKillTest.array(e, "out");
+                kv.pull("late", out);
+                org.depengine.api.EngineException failed = assertThrows(org.depengine.api.EngineException.class,
+                        () -> e.waitForVar(out.var(), java.time.Duration.ofSeconds(45)));
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                String m = failed.getCause() instanceof KVStoreException k ? k.getMessage()
+                        : "not a lost worker: " + failed.getMessage();
+                assertTrue(m.contains("worker rank " + lostRank) && m.contains("'late'"), m);
+                // timeoutMs is 60 s: a failure at the call timeout says "no progress", not the rank
+                assertTrue(seconds < 15, "the loss took " + seconds + " s to reach the key created after it: " + m);
+            } finally {
+                stores.get(survivor).close();
+                stores.get(lostRank).close();
+            }
+        }
+    }
+
+    /** Counted down when the member sees a client leave. */
+    private CountDownLatch clientGone() {
+        CountDownLatch gone = new CountDownLatch(1);
+        member.getClientService().addClientListener(new ClientListener() {
+            @Override
+            public void clientConnected(Client client) {
+            }
+
+            @Override
+            public void clientDisconnected(Client client) {
+                gone.countDown();
+            }
+        });
+        return gone;
+    }
+
+    private static Map<String, String> withRank(Map<String, String> p, int rank) {
+        Map<String, String> out = new java.util.HashMap<>(p);
+        out.put("rank", Integer.toString(rank));
+        return out;
     }
 
     /**

@@ -267,7 +267,8 @@ public final class RoundClient implements AutoCloseable {
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         chunks.forEachChunk(key, len, (chunkKey, off, n) -> {
-            // A read of a period's round 0 may be ready without the lost rank (it may have ended the period before).
+            // A read of a period's round 0 may be ready without the lost rank (it may have ended the period
+            // before): it needs only the key's init (0), which a loss of rank 0 before it landed rules out.
             long needs = Rounds.index(round) == 0 ? 0 : round;
             Reply pushed = takeCompleted(chunkKey, round);
             boolean told = leftPending.remove(chunkKey, round);
@@ -332,20 +333,22 @@ public final class RoundClient implements AutoCloseable {
     }
 
     /**
-     * {@code dist_sync}, once a rank is known lost: runs {@code call}, which needs round {@code round} of
-     * {@code chunkKey} to complete (0: needs no round), unless that round can no longer complete; then fails
-     * it at once, naming the lost rank and why. The chunk's owner is asked once (a loss report of each lost
-     * rank; its answer is kept) for the chunks not reported to when the loss was seen.
+     * Once a rank is known lost: runs {@code call}, which needs round {@code round} of {@code chunkKey} to
+     * complete (0: only the key's init), unless that round can no longer complete; then fails it at once,
+     * naming the lost rank and why. The chunk's owner is asked once (a loss report of each lost rank; its
+     * answer is kept) for the chunks not reported to when the loss was seen, so a key created after the loss
+     * knows it too: membership, not the key's state, says who is gone. {@code dist_async} rounds need no
+     * rank: only their reads are checked (a read needs the init).
      */
     private <T> CompletableFuture<T> unlessLost(String chunkKey, long round, String key, String what,
                                                 Supplier<CompletableFuture<T>> call) {
         Map<Integer, String> lost = job.lostRanks();
-        if (round == 0 || asyncFor(key) || lost.isEmpty()) {
+        if (lost.isEmpty() || asyncFor(key) && round > 0) {
             return call.get();
         }
         CompletableFuture<Reply> limit = lossLimits.computeIfAbsent(chunkKey, k -> {
             List<CompletableFuture<Reply>> answers = new ArrayList<>();
-            lost.forEach((r, why) -> answers.add(calls.call(k, RankOp.lost(workers, false, r, why), null,
+            lost.forEach((r, why) -> answers.add(calls.call(k, RankOp.lost(workers, asyncFor(key), r, why), null,
                     "report of lost rank " + r)));
             return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
                     .thenApply(v -> answers.get(answers.size() - 1).join());
@@ -359,6 +362,7 @@ public final class RoundClient implements AutoCloseable {
         }).thenCompose(answer -> {
             if (answer != null && answer.message() != null && round > answer.round()) {
                 String cannot = Calls.BARRIER.equals(key) ? "; the barrier cannot complete without every worker"
+                        : answer.round() < 0 ? "; the key's init (rank 0's) never landed, so no round of it can complete"
                         : "; no round of this key after " + Rounds.text(answer.round()) + " can complete";
                 return CompletableFuture.failedFuture(calls.failure(key, what, answer.message() + cannot
                         + " (failed without calling the key's owner)", null));

@@ -172,6 +172,14 @@ public final class PeerExchange implements AutoCloseable {
             } else {
                 pk.waiter = new PeerKey.Waiter(-1, Integer.MIN_VALUE, done, "init (rank 0's value)");
                 pk.takeInit();
+                String why = refusal(pk);
+                if (why != null && !satisfied(pk)) {
+                    // A loss known before this key existed: rank 0's value may never come (the exchange's loss
+                    // fails every op that waits, whichever key it is on).
+                    pk.waiter = null;
+                    done.fail(failure(k.name(), "init (rank 0's value)", why));
+                    return;
+                }
             }
         }
         if (rank != 0 && workers > 1) {

@@ -25,7 +25,8 @@ import org.depengine.kvstore.spi.Rounds;
  *   <li>A rank's end of a period ({@link #endOfData}) completes, without it, every round of that period
  *   it has not filled; ends only move forward.</li>
  *   <li>A lost rank ({@link #lost}) fails every round it has not filled (rounds it filled still complete),
- *   so {@link #read} of a later round answers the failure instead of waiting forever.</li>
+ *   so {@link #read} of a later round answers the failure instead of waiting forever. Rank
+ *   {@link #INIT_RANK} lost before the init landed fails every read: the key can never be ready.</li>
  * </ul>
  * {@code dist_async}: each contribution is a round of its own, completed in arrival order once the key
  * is ready; a rank's contribution of a round it already gave is ignored.
@@ -43,6 +44,9 @@ public final class RoundState<S> {
             return "skipped";
         }
     };
+
+    /** The rank whose init gives the key its initial value ({@link #ready}). */
+    public static final int INIT_RANK = 0;
 
     private final int workers;
     private final boolean async;
@@ -189,13 +193,19 @@ public final class RoundState<S> {
 
     /**
      * Rank {@code rank} is lost: the rounds it has not filled can never complete. The first loss is kept
-     * (later ones change nothing); {@code dist_async} rounds need no rank, so nothing fails.
+     * (later ones change nothing); {@code dist_async} rounds need no rank, so nothing fails. Rank
+     * {@link #INIT_RANK} lost before the key's init landed fails every read, the init's included, in
+     * either mode: the init never lands.
      *
-     * @return the last round that can still complete
+     * @return the last round that can still complete: -1 if not even the init can
      */
     public long lost(int rank, String why) {
         checkRank(rank);
-        if (!async && failure == null) {
+        if (failure == null && !ready && rank == INIT_RANK) {
+            // The init is rank 0's: lost before it landed, it never lands, and no round (not even the init's) completes.
+            failedAfter = -1;
+            failure = why;
+        } else if (!async && failure == null) {
             long last = completed;
             for (Map.Entry<Long, Object[]> e : pending.entrySet()) {
                 if (e.getValue()[rank] != null) {

@@ -89,6 +89,28 @@ class RoundStateTest {
         assertEquals(List.of(2L), rounds(s.offer(0, 2, new float[] {1})), "rounds the lost rank filled complete");
     }
 
+    /**
+     * The init is rank 0's: rank 0 lost before it landed fails every read, the init's (round 0) and a later
+     * period's first, in either mode, instead of leaving them to wait for the call timeout. Another rank
+     * lost before the init leaves the init's read waiting for rank 0 (it can still land).
+     */
+    @Test
+    void rankZeroLostBeforeTheInitLandedFailsEveryReadOfTheKeyTheInitsIncluded() {
+        for (boolean async : new boolean[] {false, true}) {
+            RoundState<float[]> s = new RoundState<>(2, async);
+            assertEquals(-1, s.lost(RoundState.INIT_RANK, "rank 0 left"), "not even the init can complete");
+            assertEquals(Answer.failed("rank 0 left"), s.read(0, "k"), "async=" + async);
+            assertEquals(Answer.failed("rank 0 left"), s.read(Rounds.of(1, 0), "k"), "async=" + async);
+            assertEquals(-1, s.lost(1, "rank 1 left"), "the first loss is kept");
+        }
+        RoundState<float[]> other = new RoundState<>(2, false);
+        assertEquals(0, other.lost(1, "rank 1 left"));
+        assertEquals(Answer.Status.NOT_READY, other.read(0, "k").status(), "rank 0's init can still land");
+        other.ready(0);
+        assertEquals(Answer.READY, other.read(0, "k"));
+        assertEquals(Answer.failed("rank 1 left"), other.read(1, "k"));
+    }
+
     @Test
     void asyncContributionsAreRoundsOfTheirOwnTakenOnceEach() {
         RoundState<float[]> s = new RoundState<>(2, true);
