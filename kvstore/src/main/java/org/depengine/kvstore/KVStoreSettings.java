@@ -141,6 +141,17 @@ public final class KVStoreSettings {
         return Optional.ofNullable(values.raw(key(name)));
     }
 
+    /**
+     * A setting as errors name it, in the one form of {@link Setting}: {@code system property KEY}, or
+     * {@code setting KEY (where it came from)} for a value given to the builder; for a store's own checks
+     * of a value the parser accepted (an address no interface has), so that they read as the parser's do.
+     *
+     * @throws NullPointerException if {@code setting} is null
+     */
+    public String describe(Setting<?> setting) {
+        return values.describe(setting.key());
+    }
+
     /** Every setting given, by key, as text (defaults are not listed), unmodifiable. */
     public Map<String, String> asMap() {
         return values.asMap();

@@ -14,6 +14,17 @@ import org.junit.jupiter.api.Test;
 class KVStoreSettingsTest {
 
     @Test
+    void describeNamesASettingAsTheParsersErrorsDo() {
+        KVStoreSettings given = KVStoreSettings.builder().rank(1).numWorkers(2).build();
+        assertEquals("setting depengine.kvstore.rank (set on KVStoreSettings.Builder)",
+                given.describe(KVStoreSettingsCatalog.RANK));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> KVStoreSettings.builder().set("rank", "first").build());
+        assertTrue(e.getMessage().startsWith(given.describe(KVStoreSettingsCatalog.RANK) + "='first' is invalid"),
+                e.getMessage());
+    }
+
+    @Test
     void defaultsAreOneWorkerOfRankZeroWithTheDocumentedBounds() {
         KVStoreSettings s = KVStoreSettings.defaults();
         assertEquals(0, s.rank());

@@ -71,7 +71,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
             hz = ClusterNode.start(cluster);
         } catch (RuntimeException e) {
             if (!cluster.client() && cluster.bind() != null && mentions(e, "No matching network interface")) {
-                throw new IllegalArgumentException("setting " + HazelcastSettings.BIND.key() + "='" + cluster.bind()
+                throw new IllegalArgumentException(settings.describe(HazelcastSettings.BIND) + "='" + cluster.bind()
                         + "' is invalid: no network interface of this machine has that address; give one of its own "
                         + "addresses (or leave it unset)", e);
             }

@@ -55,7 +55,7 @@ class SettingsFindingsTest {
         try (Engine engine = Engine.create("perdevice")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> KVStore.open(engine, "dist_sync", s).close());
-            assertTrue(e.getMessage().contains("depengine.kvstore.bind") && e.getMessage().contains("10.213.254.254"),
+            assertTrue(e.getMessage().startsWith(s.describe(HazelcastSettings.BIND) + "='10.213.254.254' is invalid"),
                     e.getMessage());
         }
     }
@@ -78,7 +78,8 @@ class SettingsFindingsTest {
         }
         KVStoreSettings worker = KVStoreSettings.builder().set("updateOn", "worker").build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSettings.from(worker, true));
-        assertTrue(e.getMessage().contains("updateOn") && e.getMessage().contains("dist_async"), e.getMessage());
+        assertTrue(e.getMessage().startsWith(worker.describe(HazelcastSettings.UPDATE_ON) + "='worker' does not suit a "
+                + "dist_async store"), e.getMessage());
         assertEquals(HazelcastSettings.UpdateOn.WORKER, ClusterSettings.from(KVStoreSettings.defaults(), false).updateOn());
         assertEquals(HazelcastSettings.UpdateOn.SERVER, ClusterSettings.from(KVStoreSettings.defaults(), true).updateOn());
     }

@@ -59,8 +59,8 @@ public record ClusterSettings(List<String> members, int port, int portCount, Str
         if (updateOn == null) {
             updateOn = async ? UpdateOn.SERVER : UpdateOn.WORKER;
         } else if (async && updateOn == UpdateOn.WORKER) {
-            throw new IllegalArgumentException(s.get(HazelcastSettings.UPDATE_ON.key()).map(v -> "setting "
-                    + HazelcastSettings.UPDATE_ON.key() + "='" + v + "'").orElse("") + " does not suit a dist_async "
+            throw new IllegalArgumentException(s.get(HazelcastSettings.UPDATE_ON.key()).map(v -> s.describe(HazelcastSettings.UPDATE_ON)
+                    + "='" + v + "'").orElse("") + " does not suit a dist_async "
                     + "store: it applies each push as it arrives where the key lives (updateOn=server); updateOn=worker "
                     + "is for dist_sync");
         }
