@@ -153,9 +153,8 @@ class ClientModeTest {
             stores.get(0).init("fc1.w", w0);
             WorkerKillTest.write(e1, w1, 1);
             stores.get(1).init("fc1.w", w1);
-            // The key's state exists on its owner before the loss, so the member's report marks its entry
-            // (a loss before any key exists reaches the workers through the job's shared map; see
-            // docs/guide/scaling-out.md, "Failures").
+            // The key's state exists on its owner before the loss: a client lost before then is only
+            // seen at the call timeout (the member's report finds no entry to mark; see the README).
             e0.waitForAll();
             e1.waitForAll();
             stores.get(0).push("fc1.w", w0);
