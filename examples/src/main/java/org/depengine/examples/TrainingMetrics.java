@@ -31,8 +31,7 @@ import org.depengine.micrometer.KVStoreMeters;
 final class TrainingMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final EngineMeters engineMeters;
-    private final KVStoreMeters storeMeters; // null if the store type reports no statistics
-    private final String storeNote;
+    private final KVStoreMeters storeMeters;
     private final HttpServer server;         // null without a port
     private final Engine engine;
 
@@ -48,16 +47,8 @@ final class TrainingMetrics implements AutoCloseable {
         this.registry = prometheus != null ? prometheus : new SimpleMeterRegistry();
         this.engineMeters = new EngineMeters(engine);
         engineMeters.bindTo(registry);
-        KVStoreMeters s = null;
-        String note = null;
-        try {
-            s = new KVStoreMeters(kv);
-            s.bindTo(registry);
-        } catch (UnsupportedOperationException e) {
-            note = e.getMessage(); // said in the summary: this store type keeps no statistics
-        }
-        this.storeMeters = s;
-        this.storeNote = note;
+        this.storeMeters = new KVStoreMeters(kv);
+        storeMeters.bindTo(registry);
         if (prometheus != null) {
             server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
             server.createContext("/metrics", exchange -> {
@@ -110,17 +101,13 @@ final class TrainingMetrics implements AutoCloseable {
             b.append(String.format(Locale.ROOT, "  %-36s %7d %10d %10s %12s %6d%n", name,
                     (long) gauge(EngineMeters.POOL_SIZE, name), (long) done.count(), micros(run), micros(idle), (long) run.count()));
         }
-        if (storeMeters == null) {
-            b.append("  kvstore: no meters (").append(storeNote).append(")\n");
-        } else {
-            FunctionTimer latency = registry.find(KVStoreMeters.LATENCY).functionTimer();
-            b.append(String.format(Locale.ROOT, "  kvstore: pushes %d, pulls %d, failed %d, rounds %d, sent %d B, received %d B, "
-                    + "round latency mean %s, pending reads %d, workers lost %d, membership changes %d%n",
-                    count(KVStoreMeters.PUSHES), count(KVStoreMeters.PULLS), count(KVStoreMeters.FAILED),
-                    count(KVStoreMeters.ROUNDS), count(KVStoreMeters.SENT), count(KVStoreMeters.RECEIVED),
-                    latency == null ? "-" : micros(latency), (long) gauge(KVStoreMeters.PENDING_READS, null),
-                    count(KVStoreMeters.LOST), count(KVStoreMeters.MEMBERSHIP)));
-        }
+        FunctionTimer latency = registry.find(KVStoreMeters.LATENCY).functionTimer();
+        b.append(String.format(Locale.ROOT, "  kvstore: pushes %d, pulls %d, failed %d, rounds %d, sent %d B, received %d B, "
+                + "round latency mean %s, pending reads %d, workers lost %d, membership changes %d%n",
+                count(KVStoreMeters.PUSHES), count(KVStoreMeters.PULLS), count(KVStoreMeters.FAILED),
+                count(KVStoreMeters.ROUNDS), count(KVStoreMeters.SENT), count(KVStoreMeters.RECEIVED),
+                latency == null ? "-" : micros(latency), (long) gauge(KVStoreMeters.PENDING_READS, null),
+                count(KVStoreMeters.LOST), count(KVStoreMeters.MEMBERSHIP)));
         return b.toString();
     }
 
@@ -144,9 +131,7 @@ final class TrainingMetrics implements AutoCloseable {
         if (server != null) {
             server.stop(0);
         }
-        if (storeMeters != null) {
-            storeMeters.close();
-        }
+        storeMeters.close();
         engineMeters.close();
     }
 }

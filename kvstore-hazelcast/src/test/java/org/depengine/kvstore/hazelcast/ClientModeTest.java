@@ -166,7 +166,7 @@ class ClientModeTest {
 
     /**
      * Issue 40's item 3: membership, not key state, decides who is gone. A client worker killed before any
-     * key exists (the README's known gap: a key whose first call reached its owner after the loss failed
+     * key exists (a gap until then: a key whose first call reached its owner after the loss failed
      * only at {@code timeoutMs}) is known to the survivor at once, and a key created afterwards knows it: its
      * first round fails within seconds, naming the lost rank and the key, on either data path. With rank 1
      * lost, rank 0 inits the key and pushes and pulls round 1; with rank 0 lost, the survivor's pull of the

@@ -34,8 +34,8 @@ import org.depengine.kvstore.spi.StoreStats;
  * that a lost member could take with it.
  *
  * <h2>The ops</h2>
- * A push's send op completes once its round's sum is applied here (and its pushed buffer is written out):
- * a worker has at most one round of a key open, and keeps its push until that round is done. A pull's fetch
+ * A push's send op completes once its parts are written out (a small key's parts are copies, so at once); it
+ * never waits for the round, which the pull after it does. A pull's fetch
  * op completes once this worker's copy is as of the pull's round; after a push it is at once. The op that
  * ends a period sends every other worker an END frame after this worker's pushes of the period; a worker
  * that has every rank's END of a period sends CLOSED after every sum of it it makes, so a worker that ended
