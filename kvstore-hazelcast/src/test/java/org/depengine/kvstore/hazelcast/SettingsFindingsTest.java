@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hazelcast.core.Hazelcast;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,6 +18,7 @@ import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
+import org.depengine.testkit.Eventually;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -98,6 +100,11 @@ class SettingsFindingsTest {
             long t0 = System.nanoTime();
             CompletableFuture<KVStore> one = CompletableFuture.supplyAsync(
                     () -> KVStore.open(e1, "dist_sync", cluster.storeSettings(1, s)));
+            // Rank 1's member must be up before rank 0 refuses: a worker that joins the cluster only after rank
+            // 0 has left cannot learn of the refusal, and waits for the join timeout (a known limit).
+            Eventually.equals(1, () -> Hazelcast.getAllHazelcastInstances().stream().filter(h ->
+                    cluster.clusterName.equals(h.getConfig().getClusterName()) && h.getLifecycleService().isRunning())
+                    .count(), "rank 1's member started");
             IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
                     () -> KVStore.open(e0, "dist_sync", cluster.storeSettings(0, s)).close());
             assertTrue(zero.getMessage().contains("is not a depengine kvstore checkpoint"), zero.getMessage());

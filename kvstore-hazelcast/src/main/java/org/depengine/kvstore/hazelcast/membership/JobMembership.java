@@ -45,6 +45,7 @@ public final class JobMembership implements AutoCloseable {
     private static final String NUM_WORKERS = "numWorkers";
     private static final String RESUMED_PERIOD = "resumedPeriod";
     private static final String REFUSED = "refused";
+    private static final long REFUSAL_POLL_MS = 500;
     private static final String DATA_ADDRESS = "data.";
     /** Where the members report a client worker lost ({@link ClientLossReporter}): {@code lost.<rank>} → why. */
     static final String LOST = "lost.";
@@ -164,7 +165,14 @@ public final class JobMembership implements AutoCloseable {
 
     private void awaitJoined(CountDownLatch allJoined) {
         try {
-            boolean joined = allJoined.await(settings.joinTimeoutMs(), TimeUnit.MILLISECONDS);
+            // The listeners wake this at once; the map is read again every REFUSAL_POLL_MS too, because an entry
+            // event is lost when its publisher leaves right after the put, as rank 0 does after its refusal.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.joinTimeoutMs());
+            boolean joined = false;
+            for (long left; !joined && (left = deadline - System.nanoTime()) > 0 && !shared.containsKey(REFUSED); ) {
+                joined = allJoined.await(Math.min(REFUSAL_POLL_MS, TimeUnit.NANOSECONDS.toMillis(left) + 1),
+                        TimeUnit.MILLISECONDS);
+            }
             String refused = shared.get(REFUSED);
             if (refused != null) {
                 throw new KVStoreException(null, rank, refused, null);
