@@ -318,6 +318,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 System.out.printf("timeline: %s (open in a browser)%n", htmlBeside(trace).toAbsolutePath());
             }
             if (meters != null) {
+                engine.waitForAll(); // the barrier's end-of-period ops too: the summary is of an idle engine
                 System.out.print(meters.summary());
             }
             return 0;
