@@ -51,25 +51,27 @@ public final class CallerThreads extends MeteredGroup {
             QUEUED.setOpaque(this, queued + delta);
         }
 
-        /**
-         * The op of this id starts to run on this thread: returns the time to give {@link #ran}, if it is
-         * timed (else 0).
-         */
-        public long starting(long id) {
-            if (!timings.timed(id)) {
-                return 0;
-            }
+        /** Whether the op of this id is timed: then {@link #started} and {@link #ranTimed}, else {@link #ran}. */
+        public boolean timed(long id) {
+            return timings.timed(id);
+        }
+
+        /** A timed op of this id starts to run now: returns the time to give {@link #ranTimed}. */
+        public long started(long id) {
             long start = System.nanoTime();
             timings.started(id, start);
             return start;
         }
 
-        /** The op of this id, started at {@code start} ({@link #starting}), has run: counts it. */
-        public void ran(long id, long start) {
+        /** An op that is not timed has run on this thread: counts it. */
+        public void ran() {
+            COMPLETED.setOpaque(this, completed + 1);
+        }
+
+        /** A timed op, started at {@code start} ({@link #started}), has run on this thread: counts it. */
+        public void ranTimed(long start) {
             COMPLETED.setOpaque(this, completed + 1); // first: a group never shows more ops timed than run
-            if (timings.timed(id)) {
-                timings.ran(System.nanoTime() - start);
-            }
+            timings.ran(System.nanoTime() - start);
         }
     }
 

@@ -170,9 +170,15 @@ final class NaiveEngine extends AbstractEngine {
         /** Runs {@code op} here, counted (and timed, if sampled) in this thread's metrics. */
         private void runCounted(OpBlock op, Trampoline here) {
             long id = op.id(); // read before the run: a replay's block may be reused once it finishes
-            long start = here.caller.starting(id);
-            runtime.run(op, null, here.currentOp);
-            here.caller.ran(id, start);
+            CallerThreads.Caller caller = here.caller;
+            if (!caller.timed(id)) {
+                runtime.run(op, null, here.currentOp);
+                caller.ran();
+            } else {
+                long start = caller.started(id);
+                runtime.run(op, null, here.currentOp);
+                caller.ranTimed(start);
+            }
         }
     }
 
