@@ -9,8 +9,9 @@
 # 2. The replays: Replay (chain, independent, mxnet, wide; a 1,024-op step replayed, and the whole list as
 #    one graph), ENGINE+replay beside ENGINE on every engine, serial and cf; 2 forks x 3 x 1 s.
 #    -> OUT_DIR/core-replay-jdkN.{json,txt}
-# 3. MultiDeviceTraining --hidden 8 --batch 8 (benchmarks/multidevice-training.sh, small variant), naive and
-#    perdevice, with capture and --no-capture, 3 rounds interleaved. -> OUT_DIR/core-mdt-jdkN.txt
+# 3. MultiDeviceTraining --hidden 8 --batch 8 (benchmarks/multidevice-training.sh, small variant: 60 epochs,
+#    and small-steady: 600), naive and perdevice, with capture and --no-capture, 3 rounds interleaved.
+#    -> OUT_DIR/core-mdt-jdkN.txt
 # Then prints the table (org.depengine.benchmarks.report.CoreGoals) and writes it to OUT_DIR/core-goals-jdkN.md.
 # Build first: ./mvnw -q package -DskipTests -pl benchmarks,examples -am. STEPS (default "push replay mdt")
 # runs only some steps; the table judges what is there.
@@ -34,7 +35,7 @@ for s in $steps; do
       "$java" -jar "$jar" '\.Replay\.(engine|baseline)$' -p baseline=cf \
         -f 2 -wi 2 -i 3 -w 1 -r 1 -jvmArgsPrepend "$jvm" -rf json -rff "$out/core-replay-jdk$jdk.json" | tee "$out/core-replay-jdk$jdk.txt" ;;
     mdt)
-      VARIANTS=small ENGINES="naive perdevice" PROFILER=off OUT="$out/core-mdt-jdk$jdk.txt" "$here/multidevice-training.sh" 3 ;;
+      VARIANTS="small small-steady" ENGINES="naive perdevice" PROFILER=off OUT="$out/core-mdt-jdk$jdk.txt" "$here/multidevice-training.sh" 3 ;;
     *) echo "unknown step '$s' (push, replay, mdt)" >&2; exit 2 ;;
   esac
 done
