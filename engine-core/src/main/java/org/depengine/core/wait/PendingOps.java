@@ -28,8 +28,8 @@ public final class PendingOps {
      * goes negative (it holds exits only). Engine threads take the upper half of the cells in turn
      * ({@link EngineThread#countCell}); any other thread (a pusher running ops inline) the lower half, by
      * its thread id: a field read, with no thread-local lookup and no identity hash (which leaves compiled
-     * code for a call into the VM once the thread's monitor is inflated, as join() and wait() inflate it:
-     * 13 % of a naive replay's time, profiled), and a pusher never shares a cell with a worker. Threads
+     * code for a call into the VM once the thread's monitor is inflated: 13 % of the samples in one of two
+     * profiles of a naive replay), and a pusher never shares a cell with a worker. Up to HALF threads
      * made one after another take different cells. Two threads sharing a cell is only slower: every
      * update is atomic.
      *
