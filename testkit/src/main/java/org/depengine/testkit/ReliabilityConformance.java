@@ -258,11 +258,16 @@ public abstract class ReliabilityConformance extends EngineTestBase {
 
     @Test
     void failuresReportedByWaitForVarAreNotKept() {
-        // The first failures on a new engine are not tracked: once in about four runs on perdevice with an
-        // async device released at launch, the first op's failure stayed reachable from a root that a
-        // live heap dump does not list (no object, frame, JNI or class referred to it), the JVM's and not
-        // the engine's. Every failure tracked after them must go: an engine that keeps its last op, or
-        // one in a thousand, still fails this test.
+        // The first failures on a new engine are not tracked, for a JVM root the engine cannot clear:
+        // when C1-compiled code looks up a handler for an exception the slow way (the first time that
+        // exception class reaches that call site of a new nmethod), HotSpot leaves the exception in the
+        // thread's JavaThread::_vm_result, a GC root that heap dumps do not list, until the thread's next
+        // runtime call that returns an object. A worker that caught such a failure and then parks keeps
+        // it. Seen: that slot, on the worker that ran the kept op, was its only reference (memory scan of
+        // a live JVM); a thread that catches one exception in C1 code and parks keeps it on JDK 17 and 25,
+        // not under C2 alone or the interpreter. Early failures are the likely ones (code still in C1);
+        // every failure tracked after them must go: an engine that keeps its last op, or one in a
+        // thousand, still fails this test.
         for (int i = 0; i < 8; i++) {
             failAndReport(-1 - i);
         }
