@@ -13,6 +13,7 @@ module org.depengine.examples {
     requires org.depengine.micrometer;
     requires micrometer.registry.prometheus;
     requires jdk.httpserver;
+    requires java.management; // WorkerProcesses passes rank 0's JVM options on
     // Command lines: picocli reads and sets the @Option fields of the examples by reflection.
     requires info.picocli;
 

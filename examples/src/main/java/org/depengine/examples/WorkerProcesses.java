@@ -1,6 +1,7 @@
 package org.depengine.examples;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -16,6 +17,9 @@ import java.util.function.IntFunction;
 /**
  * The worker JVMs of a {@code --workers N} run on loopback: this process is rank 0 and starts ranks
  * 1..N-1 of the same example with the same module path (or class path), each logging to a file of its own.
+ * Each worker gets rank 0's JVM options ({@code JAVA_OPTS} of {@code run-example}: settings, heap, JIT),
+ * so every rank runs with the same settings, except the options that would make two JVMs share a file or
+ * a port ({@link #sharedJvmOptions}); those are named on stderr.
  */
 final class WorkerProcesses implements AutoCloseable {
     private final String main;
@@ -86,10 +90,42 @@ final class WorkerProcesses implements AutoCloseable {
         return ports;
     }
 
+    /**
+     * The JVM options of {@code rank0} (this JVM's, as the launcher got them) that a worker JVM is started
+     * with: all but the module launch (the worker gets its own), and those that would make two JVMs share
+     * a file or a port: agents and debuggers, flight recordings, and logs to a file. The others (system
+     * properties, heap and JIT options) go to every worker, so the ranks do not run with different settings.
+     *
+     * @param rank0 this JVM's options
+     * @param leftOut receives the options left out
+     */
+    static List<String> sharedJvmOptions(List<String> rank0, List<String> leftOut) {
+        List<String> shared = new ArrayList<>();
+        for (String o : rank0) {
+            if (o.startsWith("-Djdk.module.") || o.startsWith("--enable-native-access")) {
+                continue; // the module launch: start() adds the worker's own
+            }
+            if (o.startsWith("-agentlib:") || o.startsWith("-agentpath:") || o.startsWith("-javaagent:")
+                    || o.startsWith("-Xrunjdwp") || o.equals("-Xdebug") || o.startsWith("-XX:StartFlightRecording")
+                    || o.startsWith("-XX:FlightRecorderOptions") || (o.startsWith("-Xlog") && o.contains("file="))) {
+                leftOut.add(o);
+                continue;
+            }
+            shared.add(o);
+        }
+        return shared;
+    }
+
     /** Starts rank {@code rank} with {@code args} (the worker's own command line), logging to {@code log}. */
     void start(int rank, List<String> args, Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        List<String> leftOut = new ArrayList<>();
+        cmd.addAll(sharedJvmOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), leftOut));
+        if (!leftOut.isEmpty() && rank == 1) {
+            System.err.println("workers 1.. do not get these JVM options of rank 0 (two JVMs would share a file or a "
+                    + "port): " + leftOut);
+        }
         String modulePath = System.getProperty("jdk.module.path");
         if (modulePath != null) {
             cmd.add("--enable-native-access=jocl,jcuda,org.depengine.device.cuda"); // as run-example does
