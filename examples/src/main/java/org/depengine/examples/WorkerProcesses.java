@@ -102,8 +102,10 @@ final class WorkerProcesses implements AutoCloseable {
     static List<String> sharedJvmOptions(List<String> rank0, List<String> leftOut) {
         List<String> shared = new ArrayList<>();
         for (String o : rank0) {
-            if (o.startsWith("-Djdk.module.") || o.startsWith("--enable-native-access")) {
-                continue; // the module launch: start() adds the worker's own
+            // The module launch, which the JVM reports as --module-path=P and -Djdk.module.main=M: start()
+            // adds the worker's own.
+            if (o.startsWith("-Djdk.module.") || o.startsWith("--module-path") || o.startsWith("--enable-native-access")) {
+                continue;
             }
             if (o.startsWith("-agentlib:") || o.startsWith("-agentpath:") || o.startsWith("-javaagent:")
                     || o.startsWith("-Xrunjdwp") || o.equals("-Xdebug") || o.startsWith("-XX:StartFlightRecording")

@@ -11,7 +11,7 @@ class WorkerProcessesTest {
     void workersGetRankZerosSettingsHeapAndJitOptions() {
         List<String> leftOut = new ArrayList<>();
         List<String> rank0 = List.of("-Ddepengine.engine=perdevice", "-Ddepengine.kvstore.timeoutMs=9000", "-Xmx2g",
-                "-XX:TieredStopAtLevel=1", "-Xlog:gc", "-Djdk.module.path=a:b", "-Djdk.module.main=org.depengine.examples",
+                "-XX:TieredStopAtLevel=1", "-Xlog:gc", "--module-path=a:b", "-Djdk.module.main=org.depengine.examples",
                 "--enable-native-access=jocl,jcuda,org.depengine.device.cuda");
         assertEquals(List.of("-Ddepengine.engine=perdevice", "-Ddepengine.kvstore.timeoutMs=9000", "-Xmx2g",
                 "-XX:TieredStopAtLevel=1", "-Xlog:gc"), WorkerProcesses.sharedJvmOptions(rank0, leftOut));
