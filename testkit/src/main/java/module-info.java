@@ -10,6 +10,8 @@ module org.depengine.testkit {
     requires transitive org.junit.jupiter.params;
     requires com.fasterxml.jackson.core; // the one JSON reader of the tests (Json): Jackson's streaming parser
     requires java.management; // heap and live-object figures of the soak program
+    requires jdk.management; // KeptFailures: a live heap dump (HotSpotDiagnosticMXBean) explains a kept failure
+    requires org.slf4j;
 
     exports org.depengine.testkit;
 

@@ -247,45 +247,61 @@ public abstract class ReliabilityConformance extends EngineTestBase {
 
     // ---- failures reported by waitForVar are dropped -----------------------------------------------
 
-    private java.lang.ref.WeakReference<Throwable> failAndReport(int i) {
-        VarHandle v = engine.newVariable("failing-" + i);
+    /** Numbers the runs of the retention test in this JVM, so that each failure's message names it alone. */
+    private static final AtomicInteger RETENTION_RUNS = new AtomicInteger();
+
+    private java.lang.ref.WeakReference<Throwable> failAndReport(String message) {
+        VarHandle v = engine.newVariable("failing");
         engine.pushSync(ctx -> {
-            throw new IllegalStateException("boom " + i);
-        }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "fails" + i);
+            throw new IllegalStateException(message);
+        }, opContext(), List.of(), List.of(v), FnProperty.NORMAL, 0, "fails");
         EngineException e = assertThrows(EngineException.class, () -> engine.waitForVar(v, SHORT));
         return new java.lang.ref.WeakReference<>(e.getCause());
     }
 
+    /** The messages of the failures still reachable; in a method of its own so no frame of the test holds one. */
+    private static java.util.Set<String> keptMessages(List<java.lang.ref.WeakReference<Throwable>> refs) {
+        java.util.Set<String> kept = new java.util.TreeSet<>();
+        refs.forEach(r -> {
+            Throwable t = r.get();
+            if (t != null) {
+                kept.add(t.getMessage());
+            }
+        });
+        return kept;
+    }
+
     @Test
     void failuresReportedByWaitForVarAreNotKept() {
-        // The first failures on a new engine are not tracked, for a JVM root the engine cannot clear:
-        // when C1-compiled code looks up a handler for an exception the slow way (the first time that
-        // exception class reaches that call site of a new nmethod), HotSpot leaves the exception in the
-        // thread's JavaThread::_vm_result, a GC root that heap dumps do not list, until the thread's next
-        // runtime call that returns an object. A worker that caught such a failure and then parks keeps
-        // it. Seen: that slot, on the worker that ran the kept op, was its only reference (memory scan of
-        // a live JVM); a thread that catches one exception in C1 code and parks keeps it on JDK 17 and 25,
-        // not under C2 alone or the interpreter. Early failures are the likely ones (code still in C1);
-        // every failure tracked after them must go: an engine that keeps its last op, or one in a
-        // thousand, still fails this test.
-        for (int i = 0; i < 8; i++) {
-            failAndReport(-1 - i);
-        }
+        // Every failure is tracked. One still reachable after the bound is looked up in a live heap dump
+        // (KeptFailures): if a root the dump lists (a Java frame, a JNI handle, a thread, a monitor, a class or
+        // a static field) reaches it through fields and array elements, the engine or the test keeps it (its
+        // last op in a field, a stale frame local, a list of failures) and the test fails, naming the path; it
+        // fails too if more failures are kept than there are live threads. Otherwise it passes, logged: the
+        // failure is held only by a root heap dumps do not list, HotSpot's JavaThread::_vm_result. When
+        // C1-compiled code looks up a handler for an exception the slow way (the first time that exception class
+        // reaches that call site of a new nmethod), HotSpot leaves the exception in that per-thread slot until
+        // the thread's next runtime call that returns an object; a worker that caught the failure and then parks
+        // keeps it, and Java code cannot clear the slot. Seen: the slot, on the worker that ran the kept op, was
+        // its only reference (memory scan of a live JVM); a thread that catches one exception in C1 code and
+        // parks keeps it on JDK 17 and 25, not under C2 alone or the interpreter. The slot holds one exception
+        // per thread, hence the bound on the count.
+        int run = RETENTION_RUNS.incrementAndGet();
         List<java.lang.ref.WeakReference<Throwable>> refs = new java.util.ArrayList<>();
         for (int i = 0; i < 1_000; i++) {
-            refs.add(failAndReport(i));
+            refs.add(failAndReport("boom " + i + " of retention run " + run));
         }
         engine.waitForAll(SHORT);
         // The thread that completed the last op may still be inside its completion (an attached listener's
         // finished call comes after waitForAll can return, and a busy machine can hold that thread off), so
-        // poll the collector until the failures are gone, within a bound: one the engine keeps stays.
+        // poll the collector until the failures are gone, within a bound.
         long deadline = System.nanoTime() + SHORT.toNanos();
         while (refs.stream().anyMatch(r -> r.get() != null) && System.nanoTime() < deadline) {
             System.gc();
         }
-        List<String> kept = refs.stream().map(java.lang.ref.Reference::get).filter(t -> t != null).map(Throwable::getMessage)
-                .toList();
-        assertTrue(kept.isEmpty(), kept.size() + " of 1000 failures already reported by waitForVar are still "
-                + "reachable after " + SHORT + ": " + kept);
+        java.util.Set<String> kept = keptMessages(refs);
+        if (!kept.isEmpty()) {
+            KeptFailures.assertHeldOnlyByUnlistedRoots(kept, "failures already reported by waitForVar");
+        }
     }
 }
