@@ -82,6 +82,9 @@ final class DistKVStore extends AbstractKVStore {
             throw refused != null ? refused : e;
         }
         this.job = joined;
+        if (shutsMemberDown()) {
+            job.shutsMemberDownAtClose();
+        }
         RoundClient client = null;
         DataPath p;
         try {
@@ -178,7 +181,9 @@ final class DistKVStore extends AbstractKVStore {
 
     /**
      * Leaves the job (this worker's rounds to come complete without it, its rank is marked closed, the last
-     * worker destroys the maps), then stops listening and fails what still waits. Bounded by the join timeout.
+     * worker destroys the maps), then stops listening and fails what still waits; bounded by the join timeout.
+     * A member this store started then shuts down, a master after the job's other members (at most 5 s more;
+     * {@link JobMembership#shutDownMember}).
      */
     @Override
     protected void closeStore() {
@@ -201,11 +206,20 @@ final class DistKVStore extends AbstractKVStore {
         }
         path.close();
         rounds.close();
-        job.close();
-        timer.shutdownNow();
-        if (ownsInstance) {
-            hz.shutdown();
+        if (shutsMemberDown()) {
+            job.shutDownMember(); // the membership's listeners go with the member (they order its leaving)
+        } else {
+            job.close();
+            if (ownsInstance) {
+                hz.shutdown();
+            }
         }
+        timer.shutdownNow();
+    }
+
+    /** Whether this store shuts its member down at close: it started an embedded member, not a client. */
+    private boolean shutsMemberDown() {
+        return ownsInstance && !cluster.client();
     }
 
     static Throwable unwrap(Throwable err) {

@@ -30,11 +30,12 @@ import org.slf4j.LoggerFactory;
  * resumed job starts in, waits until every rank has joined, learns of a rank that leaves without closing
  * (a member's departure seen by its membership listener, or a client's reported by the members), and
  * leaves at close: a worker that closed normally marks its rank closed, so it is never reported lost, and
- * the job's last worker to close destroys the job's maps.
+ * the job's last worker to close destroys the job's maps, in the order {@link LeavingOrder} gives.
  *
  * <p>What the job shares lives in two maps named by the job id: {@code ranks} (rank → the id of the live
  * member or client that holds it, {@code "closed <id>"} once it closed) and {@code shared} (the job's
- * {@code numWorkers}, rank 0's resumed period, each rank's data address, a refusal rank 0 published).
+ * {@code numWorkers}, rank 0's resumed period, each rank's data address, a refusal rank 0 published, and
+ * {@link LeavingOrder}'s entries).
  *
  * <p>Thread-safe. Loss listeners run on the membership's own thread, never on Hazelcast's event threads.
  */
@@ -74,6 +75,7 @@ public final class JobMembership implements AutoCloseable {
     private final UUID ranksListener;
     private final UUID membershipListener;
     private final UUID reportsListener;
+    private final LeavingOrder leaving;
     private volatile String registeredAs;
     private volatile boolean closing;
     private int resumedPeriod = -1;
@@ -103,6 +105,7 @@ public final class JobMembership implements AutoCloseable {
         String name = ClusterNode.MAP_PREFIX + jobId;
         ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
         shared = hz.getMap(name + ClusterNode.SHARED_SUFFIX);
+        leaving = new LeavingOrder(hz, shared, rank, workers, jobId);
         CountDownLatch allJoined = new CountDownLatch(1);
         CountDownLatch refused = new CountDownLatch(1);
         ranksListener = ranks.addEntryListener((EntryAddedListener<Integer, String>) e -> {
@@ -396,9 +399,19 @@ public final class JobMembership implements AutoCloseable {
     }
 
     /**
+     * Says that this worker shuts its member down when its store closes (it started an embedded member, not
+     * a client nor a member the application keeps), so that the others order their leaving after it.
+     */
+    public void shutsMemberDownAtClose() {
+        if (registeredAs != null) {
+            leaving.announce(registeredAs);
+        }
+    }
+
+    /**
      * Leaves the job: marks this worker's rank closed and, if it is the last to close, destroys the job's
-     * maps (the keys' too). Call after the store's own part of leaving (ending its rounds); the caller
-     * bounds the wait.
+     * maps (the keys' too), once the other workers' members but the master's have left (bounded). Call after
+     * the store's own part of leaving (ending its rounds); the caller bounds the wait.
      */
     public void leave() {
         closing = true;
@@ -406,13 +419,23 @@ public final class JobMembership implements AutoCloseable {
         if (me == null) {
             return;
         }
+        leaving.readOthers();
         ranks.replace(rank, me, CLOSED + me);
-        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED))) {
+        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED)) && leaving.electLastCloser()) {
+            leaving.awaitBeforeDestroy();
             LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
             hz.getMap(ClusterNode.MAP_PREFIX + jobId).destroy();
             ranks.destroy();
             shared.destroy();
         }
+    }
+
+    /**
+     * Shuts this worker's member down; a master first waits (bounded) until the other workers' members are
+     * gone. Call after {@link #leave}, once the store needs the instance no more.
+     */
+    public void shutDownMember() {
+        leaving.shutDown();
     }
 
     /** Whether this worker registered its rank (so it must leave at close). */
@@ -442,6 +465,7 @@ public final class JobMembership implements AutoCloseable {
 
         @Override
         public void memberRemoved(MembershipEvent e) {
+            leaving.memberLeft();
             Member m = e.getMember();
             Integer lost = rankOfMember.get(m.getUuid());
             if (lost == null || closing) {
