@@ -21,7 +21,12 @@ public interface Graph {
      *
      * <p>The functions are called again at every replay: per-step data flows through what they read,
      * not through new closures. On an engine that runs ops on the pushing thread ({@code naive}) the
-     * replay returns once its ops have run, as pushes do there.
+     * replay returns once its ops have run, as pushes do there. There, while no listener is set, a graph
+     * whose ops are all synchronous and of one CPU context replays as one op that runs them in order; on
+     * the other engines, only such a graph that is a chain (each op conflicts with the one before it)
+     * does. The results, counts, failures and skips stay those above, but the graph holds each of its
+     * variables from its first op to its last, so another thread's op on any of them waits for the whole
+     * replay (diagnostics show that one op, named after the graph).
      *
      * @throws IllegalStateException before pushing anything, if the engine is closed, if a variable
      *     the graph uses or an operator it pushes was deleted (the message names it and the op), if

@@ -49,6 +49,17 @@ public interface DispatchPolicy {
         return false;
     }
 
+    /**
+     * Whether every ready op runs on its pusher's thread, and the push returns once the op is finished
+     * (the naive engine): then a replay of a graph whose ops are all synchronous, of one CPU context, runs
+     * as one op that runs them in graph order ({@code core.replay}), which gives up no parallelism the
+     * engine had (elsewhere only a graph that is a chain does). Read once per graph, when it is captured.
+     * The default is false.
+     */
+    default boolean runsOnPusher() {
+        return false;
+    }
+
     /** Stops and joins the policy's threads; called by {@code close()} after every op finished. */
     default void stop() {
     }

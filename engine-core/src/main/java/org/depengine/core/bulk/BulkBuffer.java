@@ -1,14 +1,11 @@
 package org.depengine.core.bulk;
 
 import java.util.Arrays;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.depengine.api.Bulk;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.core.tracker.OpDef;
-import org.depengine.core.tracker.Var;
 
 /**
  * One thread's open bulk: the members held since the last flush, all of one context, property and
@@ -149,94 +146,10 @@ final class BulkBuffer implements Bulk {
 
     /** The merged op: unions of the members' variables (a variable written by any member is a write). */
     private OpDef merge(OpDef[] taken) {
-        VarCounts writes = new VarCounts();
-        for (OpDef m : taken) {
-            for (Var w : m.writes()) {
-                writes.add(w);
-            }
-        }
-        VarCounts reads = new VarCounts();
-        for (OpDef m : taken) {
-            for (Var r : m.reads()) {
-                if (!writes.contains(r)) {
-                    reads.add(r);
-                }
-            }
-        }
-        int extra = 0;
-        for (int i = 0; i < writes.size; i++) {
-            if (writes.counts[i] > 1) {
-                extra++;
-            }
-        }
-        Var[] extraVars = new Var[extra];
-        int[] extraCounts = new int[extra];
-        int k = 0;
-        for (int i = 0; i < writes.size; i++) {
-            if (writes.counts[i] > 1) {
-                extraVars[k] = writes.vars[i];
-                extraCounts[k++] = writes.counts[i] - 1;
-            }
-        }
-        MergedBody body = new MergedBody(registry.host(), taken, extraVars, extraCounts);
+        MergedVars v = MergedVars.of(taken);
+        MergedBody body = new MergedBody(registry.host(), taken, v.extraWriteVars(), v.extraWrites());
         String name = "bulk[" + taken.length + "]: " + MergedBody.label(taken[0]) + ".." + MergedBody.label(taken[taken.length - 1]);
-        return new OpDef(registry.owner(), body, reads.toArray(), writes.toArray(), FnProperty.NO_SKIP, name, OpDef.Kind.USER);
-    }
-
-    /**
-     * Distinct variables in first-seen order with a count each: a linear scan while small (a bulk's
-     * members usually share a few variables), an identity map beyond.
-     */
-    private static final class VarCounts {
-        private static final int LINEAR_LIMIT = 32;
-        Var[] vars = new Var[8];
-        int[] counts = new int[8];
-        int size;
-        private Map<Var, Integer> index; // position in vars, once past LINEAR_LIMIT
-
-        private int indexOf(Var v) {
-            if (index != null) {
-                Integer i = index.get(v);
-                return i == null ? -1 : i;
-            }
-            for (int i = 0; i < size; i++) {
-                if (vars[i] == v) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        boolean contains(Var v) {
-            return indexOf(v) >= 0;
-        }
-
-        void add(Var v) {
-            int i = indexOf(v);
-            if (i >= 0) {
-                counts[i]++;
-                return;
-            }
-            if (size == vars.length) {
-                vars = Arrays.copyOf(vars, size * 2);
-                counts = Arrays.copyOf(counts, size * 2);
-            }
-            vars[size] = v;
-            counts[size] = 1;
-            if (index != null) {
-                index.put(v, size);
-            } else if (size + 1 > LINEAR_LIMIT) {
-                index = new IdentityHashMap<>(size * 4);
-                for (int j = 0; j <= size; j++) {
-                    index.put(vars[j], j);
-                }
-            }
-            size++;
-        }
-
-        Var[] toArray() {
-            return Arrays.copyOf(vars, size);
-        }
+        return new OpDef(registry.owner(), body, v.reads(), v.writes(), FnProperty.NO_SKIP, name, OpDef.Kind.USER);
     }
 
     @Override

@@ -63,14 +63,14 @@ public final class CallerThreads extends MeteredGroup {
             return start;
         }
 
-        /** An op that is not timed has run on this thread: counts it. */
-        public void ran() {
-            COMPLETED.setOpaque(this, completed + 1);
+        /** An op that is not timed, standing for {@code ops} ops ({@code OpDef.ops()}), has run on this thread: counts them. */
+        public void ran(int ops) {
+            COMPLETED.setOpaque(this, completed + ops);
         }
 
-        /** A timed op, started at {@code start} ({@link #started}), has run on this thread: counts it. */
-        public void ranTimed(long start) {
-            COMPLETED.setOpaque(this, completed + 1); // first: a group never shows more ops timed than run
+        /** A timed op, started at {@code start} ({@link #started}) and standing for {@code ops} ops, has run on this thread: counts them. */
+        public void ranTimed(long start, int ops) {
+            COMPLETED.setOpaque(this, completed + ops); // first: a group never shows more ops timed than run
             timings.ran(System.nanoTime() - start);
         }
     }

@@ -343,9 +343,10 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
                 OpBlock op;
                 while ((op = take()) != null) {
                     if (noStream != null) {
+                        int ops = op.def().ops();
                         refuse.accept(op, noStream);
                         Thread.interrupted();
-                        COMPLETED.setOpaque(this, completed + 1);
+                        COMPLETED.setOpaque(this, completed + ops);
                     } else {
                         runChain(op, stream);
                     }
@@ -402,14 +403,15 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
         /** Runs one op, counting it, and timing it if it is one of the sampled ones. */
         private void run(OpBlock op, Stream stream) {
             long id = op.id(); // read before the run: a replay's block may be reused once it finishes
+            int ops = op.def().ops(); // a replay run as one op runs that many
             if (!timings.timed(id)) {
                 runner.run(op, stream);
-                COMPLETED.setOpaque(this, completed + 1);
+                COMPLETED.setOpaque(this, completed + ops);
             } else {
                 long start = System.nanoTime();
                 timings.started(id, start);
                 runner.run(op, stream);
-                COMPLETED.setOpaque(this, completed + 1); // first: a group never shows more ops timed than run
+                COMPLETED.setOpaque(this, completed + ops); // first: a group never shows more ops timed than run
                 timings.ran(System.nanoTime() - start);
             }
         }

@@ -16,7 +16,8 @@ import org.depengine.core.tracker.Var;
  * <p>A replay pushes the recorded ops again, in order, from the calling thread, as one step: one
  * pending-count entry and one range of ids for all its ops, one registration of all their registered
  * accesses ({@code Registration.registerReplay}), then each op's guard and the dispatch policy's
- * after-push step in graph order.
+ * after-push step in graph order. Where the engine runs every op on its pusher, a graph of synchronous
+ * ops of one CPU context replays as one op instead ({@link WholeReplay}).
  */
 final class RecordedGraph implements Graph {
     private final ReplayHost engine;
@@ -27,6 +28,8 @@ final class RecordedGraph implements Graph {
     private final AtomicLong replays = new AtomicLong();
     private final ReplayPlan plan;
     private final BlockPool pool = new BlockPool();
+    /** The replay as one op, where the engine runs ops on their pusher; else null (see {@link WholeReplay}). */
+    private final WholeReplay whole;
 
     RecordedGraph(ReplayHost engine, RecordedOp[] ops) {
         this.engine = engine;
@@ -40,6 +43,7 @@ final class RecordedGraph implements Graph {
         for (int k = 0; k < plan.vars.length; k++) {
             firstUser[k] = firstUser(plan.vars[k]);
         }
+        this.whole = WholeReplay.of(engine, ops, toString());
     }
 
     private OpDef firstUser(Var v) {
@@ -78,13 +82,16 @@ final class RecordedGraph implements Graph {
             throw closed();
         }
         OpBlock current = engine.currentOp();
-        if (current != null && current.replayOf() == this) {
+        if (current != null && (current.replayOf() == this || (whole != null && whole.runs(current)))) {
             throw new IllegalStateException("replay() of " + this + " was called from inside its own op '" + current.name()
                     + "': the replay would wait for the op that calls it. Replay it from outside its ops");
         }
         requireLive();
         long n = replays.incrementAndGet();
         engine.flushBulks();
+        if (whole != null && whole.push()) {
+            return;
+        }
         ReplayHost.Entry entry = engine.enter(ops.length);
         OpListener l = engine.listener();
         OpBlock[] set;

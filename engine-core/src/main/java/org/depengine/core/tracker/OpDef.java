@@ -43,6 +43,7 @@ public final class OpDef implements OprHandle {
     private final FnProperty prop;
     private final String name;
     private final Kind kind;
+    private final int ops;
     private volatile boolean deleted;
     private Map<String, Object> args = Map.of(); // set before the push that publishes it (withArgs)
 
@@ -54,6 +55,18 @@ public final class OpDef implements OprHandle {
      * @param name null for a generated name
      */
     public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind) {
+        this(owner, fn, reads, writes, prop, name, kind, 1);
+    }
+
+    /**
+     * A definition that stands for {@code ops} of the user's ops (a replay run as one op, in
+     * {@code core.replay}): a push of it counts {@code ops} ops pushed and takes as many ids, and the
+     * engine that runs it counts as many ops run. The other arguments as above.
+     */
+    public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind, int ops) {
+        if (ops < 1) {
+            throw new IllegalArgumentException("a definition stands for at least one op: " + ops);
+        }
         if (!(fn instanceof SyncFn) && !(fn instanceof AsyncFn)) {
             throw new IllegalArgumentException("fn must be a SyncFn or an AsyncFn: " + fn);
         }
@@ -65,6 +78,12 @@ public final class OpDef implements OprHandle {
         this.prop = prop;
         this.name = name;
         this.kind = kind;
+        this.ops = ops;
+    }
+
+    /** How many of the user's ops a push of this definition stands for: 1, but for a replay run as one op. */
+    public int ops() {
+        return ops;
     }
 
     /** The engine this belongs to. */

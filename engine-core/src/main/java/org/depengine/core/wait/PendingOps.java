@@ -106,6 +106,22 @@ public final class PendingOps {
             }
         }
 
+        /**
+         * What one op that stands for {@code n} entered ops exits when it finishes: the {@code n} at once
+         * (a replay run as one op). The overview's argument holds for an exit of {@code n}: it is one
+         * update of a cell, or of the central count once the cell is frozen.
+         */
+        public OpAccount exiting(int n) {
+            if (n == 1) {
+                return this;
+            }
+            return () -> {
+                if (frozen(cells.getAndAdd(cell(), -n)) && remaining.addAndGet(-n) == 0) {
+                    finish();
+                }
+            };
+        }
+
         /** Closes the epoch to new ops, first step: the entries; returns how many there were. Once, by {@link PendingOps#seal()}. */
         long freezeEntries() {
             return entered.getAndSet(PAD, FROZEN);

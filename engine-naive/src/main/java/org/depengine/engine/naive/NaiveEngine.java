@@ -117,6 +117,11 @@ final class NaiveEngine extends AbstractEngine {
             }
         }
 
+        @Override
+        public boolean runsOnPusher() {
+            return true;
+        }
+
         /** The calling thread's trampoline. */
         private Trampoline here() {
             Trampoline t = last;
@@ -170,14 +175,15 @@ final class NaiveEngine extends AbstractEngine {
         /** Runs {@code op} here, counted (and timed, if sampled) in this thread's metrics. */
         private void runCounted(OpBlock op, Trampoline here) {
             long id = op.id(); // read before the run: a replay's block may be reused once it finishes
+            int ops = op.def().ops(); // a replay run as one op runs that many
             CallerThreads.Caller caller = here.caller;
             if (!caller.timed(id)) {
                 runtime.run(op, null, here.currentOp);
-                caller.ran();
+                caller.ran(ops);
             } else {
                 long start = caller.started(id);
                 runtime.run(op, null, here.currentOp);
-                caller.ranTimed(start);
+                caller.ranTimed(start, ops);
             }
         }
     }
