@@ -166,26 +166,21 @@ public final class Dispatcher implements OpHost, ReplayHost {
      *     concurrently (the op is skipped)
      */
     public OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered) {
-        return submit(def, ctx, priority, profiling, registered, def.kind() == OpDef.Kind.WAIT ? null : listener);
-    }
-
-    /** {@link #submit(OpDef, Context, int, boolean, Runnable)} with the listener read by the caller ({@code l}). */
-    private OpBlock submit(OpDef def, Context ctx, int priority, boolean profiling, Runnable registered, ListenerFanout l) {
         boolean wait = def.kind() == OpDef.Kind.WAIT;
         EngineDevice device = wait ? null : devices.get(ctx);
-        int n = def.ops(); // 1, but for a replay run as one op: it takes n ids and exits n at once
         PendingOps.Epoch epoch;
         long id;
-        while ((id = (epoch = pending.current()).tryEnter(n)) < 0) {
+        while ((id = (epoch = pending.current()).tryEnter(1)) < 0) {
             Thread.onSpinWait(); // a seal is replacing the epoch right now
         }
+        ListenerFanout l = wait ? null : listener; // waits are not ops of the user's
         OpBlock op;
         try {
             if (closing && !wait) {
                 throw new IllegalStateException("engine '" + name + "' is closed; op '" + label(def)
                         + "' was not pushed. Push before close(), or create a new engine");
             }
-            op = new OpBlock(def, this, ctx, priority, profiling, id, l, epoch.exiting(n), device == null ? null : device.forOps());
+            op = new OpBlock(def, this, ctx, priority, profiling, id, l, epoch, device == null ? null : device.forOps());
             if (wait) {
                 op.expectWaiter(); // its caller waits for it
             }
@@ -193,8 +188,8 @@ public final class Dispatcher implements OpHost, ReplayHost {
         } catch (Throwable t) {
             // A push registers its op fully or leaves no trace: nothing is registered yet, so leaving
             // the epoch undoes it (a phantom pending op would hang every later waitForAll and close).
-            epoch.exiting(n).exit();
-            metrics.notPushed(n); // its ids were taken
+            epoch.exit();
+            metrics.notPushed(1); // its id was taken
             throw t;
         }
         if (wait) {
@@ -298,17 +293,6 @@ public final class Dispatcher implements OpHost, ReplayHost {
     @Override
     public boolean runsOnPusher() {
         return policy.runsOnPusher();
-    }
-
-    @Override
-    public boolean pushWhole(OpDef whole, Context ctx, int priority) {
-        ListenerFanout l = listener;
-        if (l != null) {
-            return false; // a listener is told of each op: replay them one by one
-        }
-        int n = whole.ops();
-        submit(whole, ctx, priority, false, () -> metrics.replayed(n), null); // counted once registered, as op by op
-        return true;
     }
 
     @Override

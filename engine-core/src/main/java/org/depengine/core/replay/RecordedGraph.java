@@ -89,7 +89,8 @@ final class RecordedGraph implements Graph {
         requireLive();
         long n = replays.incrementAndGet();
         engine.flushBulks();
-        if (whole != null && whole.push()) {
+        if (whole != null && engine.listener() == null) { // a listener is told of each op: op by op
+            replayWhole();
             return;
         }
         ReplayHost.Entry entry = engine.enter(ops.length);
@@ -125,6 +126,35 @@ final class RecordedGraph implements Graph {
         pool.giveBack(set); // reused by a later replay once every block is retired
         if (refused != null) {
             throw set[0].cancellation();
+        }
+    }
+
+    /**
+     * Pushes the replay as one op ({@link WholeReplay}): one entry of all the graph's ops in the pending
+     * count (the op exits it for all of them) and all their ids, the first the op's; then its push as
+     * an op's own.
+     */
+    private void replayWhole() {
+        int n = ops.length;
+        ReplayHost.Entry entry = engine.enter(n);
+        OpBlock op;
+        try {
+            if (engine.isClosed()) {
+                throw closed();
+            }
+            op = new OpBlock(whole.def(), engine.opHost(), whole.ctx(), whole.priority(), false, entry.firstId(), null,
+                    entry.account().exiting(n), engine.opDevice(whole.ctx()));
+            engine.route(op);
+        } catch (Throwable t) {
+            entry.account().exiting(n).exit(); // nothing registered: the entry is undone, as op by op
+            engine.notPushed(n);
+            throw t;
+        }
+        engine.replayed(n);
+        RuntimeException cancelled = op.register();
+        engine.launch(op, true);
+        if (cancelled != null) {
+            throw cancelled;
         }
     }
 

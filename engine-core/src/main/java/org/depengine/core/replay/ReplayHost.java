@@ -5,7 +5,6 @@ import org.depengine.api.listen.OpListener;
 import org.depengine.core.tracker.OpAccount;
 import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
-import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpDevice;
 import org.depengine.core.tracker.OpHost;
 import org.depengine.core.tracker.Registration;
@@ -55,15 +54,6 @@ public interface ReplayHost {
      * only a chain's.
      */
     boolean runsOnPusher();
-
-    /**
-     * Pushes a whole replay as one op ({@code whole}: its definition, standing for {@link OpDef#ops()}
-     * ops), as a push does, unless a listener is set now: then pushes nothing and returns false (a
-     * listener is told of each op, so the replay pushes them one by one).
-     *
-     * @throws IllegalStateException as a push: the engine is closed, or a variable was deleted meanwhile
-     */
-    boolean pushWhole(OpDef whole, Context ctx, int priority);
 
     /** An op of a replay run as one op failed itself: counted, kept for {@code waitForAll}; returns its failure. */
     Failure opFailed(Throwable error, String opName);

@@ -35,7 +35,7 @@ import org.depengine.core.tracker.Var;
  * <p><b>When a replay does not run whole</b> (it replays op by op, {@link RecordedGraph}): a graph
  * that is not a chain, on an engine with threads of its own; a graph of one op; any op that is async, internal, or of a property other
  * than {@link FnProperty#NORMAL} and {@link FnProperty#NO_SKIP}; ops of a device context, or of more
- * than one context; and any replay while a listener is set, which is told of each op ({@link ReplayHost#pushWhole}).
+ * than one context; and any replay while a listener is set, which is told of each op.
  */
 final class WholeReplay implements SyncFn {
     private final ReplayHost host;
@@ -109,13 +109,19 @@ final class WholeReplay implements SyncFn {
         return false;
     }
 
-    /**
-     * Pushes the replay as one op; false if a listener is set (nothing was pushed).
-     *
-     * @throws IllegalStateException as a push
-     */
-    boolean push() {
-        return host.pushWhole(def, ctx, priority);
+    /** The op's definition: the graph's variables, this function, standing for the graph's ops. */
+    OpDef def() {
+        return def;
+    }
+
+    /** The context of the graph's ops. */
+    Context ctx() {
+        return ctx;
+    }
+
+    /** The priority of the graph's first op. */
+    int priority() {
+        return priority;
     }
 
     /** Whether {@code op} is a run of this replay. */

@@ -60,8 +60,8 @@ public final class OpDef implements OprHandle {
 
     /**
      * A definition that stands for {@code ops} of the user's ops (a replay run as one op, in
-     * {@code core.replay}): a push of it counts {@code ops} ops pushed and takes as many ids, and the
-     * engine that runs it counts as many ops run. The other arguments as above.
+     * {@code core.replay}, whose push takes as many ids and pending-count entries): the engine that
+     * runs it counts as many ops run. The other arguments as above.
      */
     public OpDef(Object owner, Object fn, Var[] reads, Var[] writes, FnProperty prop, String name, Kind kind, int ops) {
         if (ops < 1) {

@@ -107,10 +107,10 @@ public final class PendingOps {
         }
 
         /**
-         * What one op that stands for {@code n} entered ops exits when it finishes: the {@code n} at once
-         * (a replay run as one op). The overview's argument holds for an exit of {@code n}: it is one
-         * update of a cell, or of the central count once the cell is frozen.
+         * All {@code n} at once: the overview's argument holds for an exit of {@code n}, one update of a
+         * cell, or of the central count once the cell is frozen.
          */
+        @Override
         public OpAccount exiting(int n) {
             if (n == 1) {
                 return this;
