@@ -109,6 +109,9 @@ public abstract class EngineConformance implements EngineUnderTest {
         class Replay extends ReplayConformance { }
 
         @Nested
+        class ReplayFailures extends ReplayFailuresConformance { }
+
+        @Nested
         class WriteCount extends WriteCountConformance { }
 
         @Nested

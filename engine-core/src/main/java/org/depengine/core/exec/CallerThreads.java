@@ -63,12 +63,15 @@ public final class CallerThreads extends MeteredGroup {
             return start;
         }
 
-        /** An op that is not timed, standing for {@code ops} ops ({@code OpDef.ops()}), has run on this thread: counts them. */
+        /** An op that is not timed, standing for {@code ops} ops ({@code OpDef.ops()}), ran here: counts them. */
         public void ran(int ops) {
             COMPLETED.setOpaque(this, completed + ops);
         }
 
-        /** A timed op, started at {@code start} ({@link #started}) and standing for {@code ops} ops, has run on this thread: counts them. */
+        /**
+         * A timed op, started at {@code start} ({@link #started}) and standing for {@code ops} ops, ran on
+         * this thread: counts them.
+         */
         public void ranTimed(long start, int ops) {
             COMPLETED.setOpaque(this, completed + ops); // first: a group never shows more ops timed than run
             timings.ran(System.nanoTime() - start);

@@ -33,9 +33,10 @@ import org.depengine.core.tracker.Var;
  * replay, not only for the ops it conflicts with.
  *
  * <p><b>When a replay does not run whole</b> (it replays op by op, {@link RecordedGraph}): a graph
- * that is not a chain, on an engine with threads of its own; a graph of one op; any op that is async, internal, or of a property other
- * than {@link FnProperty#NORMAL} and {@link FnProperty#NO_SKIP}; ops of a device context, or of more
- * than one context; and any replay while a listener is set, which is told of each op.
+ * that is not a chain, on an engine with threads of its own; a graph of one op; any op that is async,
+ * internal, or of a property other than {@link FnProperty#NORMAL} and {@link FnProperty#NO_SKIP}; ops
+ * of a device context, or of more than one context; and any replay while a listener is set, which is
+ * told of each op.
  */
 final class WholeReplay implements SyncFn {
     private final ReplayHost host;
@@ -75,8 +76,8 @@ final class WholeReplay implements SyncFn {
         }
         for (RecordedOp r : recorded) {
             OpDef d = r.def();
-            if (!d.isSync() || d.kind() != OpDef.Kind.USER || (d.prop() != FnProperty.NORMAL && d.prop() != FnProperty.NO_SKIP)
-                    || !r.ctx().equals(first)) {
+            boolean plain = d.prop() == FnProperty.NORMAL || d.prop() == FnProperty.NO_SKIP;
+            if (!d.isSync() || d.kind() != OpDef.Kind.USER || !plain || !r.ctx().equals(first)) {
                 return null;
             }
         }
