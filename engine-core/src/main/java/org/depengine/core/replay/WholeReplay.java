@@ -26,11 +26,14 @@ import org.depengine.core.tracker.Var;
  * name, and the ops after it still run unless they use what it wrote (unlike a bulk, which stops at a
  * failure). A failure is counted and kept for {@code waitForAll} as an op's own
  * ({@link ReplayHost#opFailed}), a skip counted ({@link ReplayHost#opSkipped}). Every write counts in
- * {@link Var#version()}. The push takes the graph's {@link OpDef#ops()} ids (an op's generated name,
+ * {@link Var#version()} as soon as its op is done, so a later op reads the count it would read op by
+ * op. The push takes the graph's {@link OpDef#ops()} ids (an op's generated name,
  * {@code "op#" + id}, is the one it would have had), and counts that many ops pushed, replayed and run.
  *
  * <p><b>What it gives up:</b> another thread's op on any of the graph's variables waits for the whole
- * replay, not only for the ops it conflicts with.
+ * replay, not only for the ops it conflicts with. And where the whole op is skipped without running (its
+ * push came after {@code notifyShutdown}), its completion counts one write of each variable, as a
+ * bulk's merged op's does, not one per op.
  *
  * <p><b>When a replay does not run whole</b> (it replays op by op, {@link RecordedGraph}): a graph
  * that is not a chain, on an engine with threads of its own; a graph of one op; any op that is async,
@@ -42,8 +45,6 @@ final class WholeReplay implements SyncFn {
     private final ReplayHost host;
     private final OpDef[] ops;
     private final SyncFn[] fns; // ops[i].syncFn(), looked up once
-    private final Var[] extraWriteVars;
-    private final int[] extraWrites;
     private final OpDef def;
     private final Context ctx;
     private final int priority;
@@ -57,8 +58,6 @@ final class WholeReplay implements SyncFn {
             fns[i] = ops[i].syncFn();
         }
         MergedVars v = MergedVars.of(ops);
-        this.extraWriteVars = v.extraWriteVars();
-        this.extraWrites = v.extraWrites();
         this.ctx = recorded[0].ctx();
         this.priority = recorded[0].priority();
         this.def = new OpDef(ops[0].owner(), this, v.reads(), v.writes(), FnProperty.NO_SKIP,
@@ -132,19 +131,19 @@ final class WholeReplay implements SyncFn {
 
     @Override
     public void run(RunContext rc) {
-        long firstId = ((OpBlock) rc).id(); // the engine runs the op with its block; the ops' ids follow it
+        OpBlock block = (OpBlock) rc; // the engine runs the op with its block
+        long firstId = block.id(); // the ops' ids follow it
+        block.countsItsWrites(); // after each op, as op by op: a later op may read a count
         // While this op holds the graph's variables, only its ops give them failures: so if none carries
         // one now, no op can inherit one until an op of this run fails, and the rule need not look.
         boolean clean = noneFailed(def.reads()) && noneFailed(def.writes());
-        try {
-            for (int i = 0; i < ops.length; i++) {
-                OpDef op = ops[i];
-                Failure inherited = clean ? null : SkipRule.inherited(op);
-                if (inherited != null) {
-                    carry(inherited, op.writes());
-                    host.opSkipped();
-                    continue;
-                }
+        for (int i = 0; i < ops.length; i++) {
+            OpDef op = ops[i];
+            Failure inherited = clean ? null : SkipRule.inherited(op);
+            if (inherited != null) {
+                carry(inherited, op.writes());
+                host.opSkipped();
+            } else {
                 try {
                     fns[i].run(rc);
                 } catch (Throwable t) {
@@ -153,9 +152,8 @@ final class WholeReplay implements SyncFn {
                     carry(host.opFailed(t, name), op.writes());
                 }
             }
-        } finally {
-            for (int i = 0; i < extraWriteVars.length; i++) {
-                extraWriteVars[i].countWrites(extraWrites[i]); // the op's completion counts one write of each
+            for (Var w : op.writes()) {
+                w.countWrites(1); // a skipped or failed write counts too
             }
         }
     }

@@ -29,6 +29,8 @@ import org.depengine.api.listen.OpListener;
  * adds what joins them: the user's callback, release at launch, and a replay block's reuse.
  */
 public final class OpBlock extends OpLife implements RunContext, CallbackOnComplete {
+    private boolean writesCounted; // runner only; see countsItsWrites()
+
     /**
      * The block of one push of {@code def} to {@code host}, to run on {@code ctx} ({@code device}: null
      * for internal ops); {@code listener} is the engine's at push time, or null, and {@code account} the
@@ -121,6 +123,23 @@ public final class OpBlock extends OpLife implements RunContext, CallbackOnCompl
      */
     public boolean deferBehindFences(boolean waitOnDevice, LongAdder hostDeferrals) {
         return fence().deferBehindFences(waitOnDevice, hostDeferrals);
+    }
+
+    // ---- a replay run as one op ----------------------------------------------------------------------
+
+    /**
+     * The op's function counts each write of its run in {@link Var#version()} itself, as it makes it
+     * (a replay run as one op, {@code core.replay.WholeReplay}, after each of its ops), so the op's
+     * completion counts none. Called by the function, on the runner, which also completes the op (a
+     * synchronous op that was not launched).
+     */
+    public void countsItsWrites() {
+        writesCounted = true;
+    }
+
+    /** Whether {@link #countsItsWrites()} was called in this run: the completion counts no write. */
+    boolean writesCounted() {
+        return writesCounted;
     }
 
     // ---- a replay's block ---------------------------------------------------------------------------

@@ -307,8 +307,9 @@ public final class Var implements org.depengine.api.VarHandle {
         boolean fence = atLaunch;
         lock();
         try {
-            // A release store: a volatile one would add a full fence inside the critical section.
-            VERSION.setRelease(this, version + 1);
+            // A release store: a volatile one would add a full fence inside the critical section. An op
+            // whose function counted its writes as it made them (OpBlock.countsItsWrites) adds none.
+            VERSION.setRelease(this, version + (op.writesCounted() ? 0 : 1));
             if (fence) {
                 // It was released behind the older fences, so waiting for it waits for them.
                 fences().writtenAtLaunch(op);
@@ -428,7 +429,8 @@ public final class Var implements org.depengine.api.VarHandle {
 
     /**
      * Counts {@code n} more completed writes in {@link #version()}: a bulk's merged op, which holds the
-     * write, counts the writes of its members beyond the one its completion counts. Only the op holding
+     * write, counts the writes of its members beyond the one its completion counts; a replay run as one
+     * op counts each of its ops' writes after that op ({@link OpBlock#countsItsWrites()}). Only the op holding
      * the pending write may call it (without the lock: no other op writes the version meanwhile).
      */
     public void countWrites(int n) {

@@ -112,6 +112,32 @@ class WholeReplayTest {
     }
 
     @Test
+    void anOpReadsTheWriteCountsOfTheOpsBeforeItAsOpByOp() {
+        VarHandle a = engine.newVariable("a");
+        VarHandle b = engine.newVariable("b");
+        List<Long> seen = new ArrayList<>();
+        Graph g;
+        try (Capture c = engine.capture()) {
+            engine.op("writes a").writes(a).run(ctx -> seen.add(a.version()));
+            engine.op("writes a again").writes(a).run(ctx -> seen.add(a.version()));
+            engine.op("reads a's count").reads(a).writes(b).run(ctx -> seen.add(a.version()));
+            g = c.graph();
+        }
+        g.replay();
+        OpListener quiet = new OpListener() {
+            @Override
+            public void pushed(OpInfo op, long nanoTime) {
+            }
+        };
+        engine.addListener(quiet);
+        g.replay(); // op by op
+        engine.removeListener(quiet);
+        assertEquals(List.of(0L, 1L, 2L, 2L, 3L, 4L), seen, "each op sees the writes of the ops before it counted");
+        assertEquals(4, a.version());
+        assertEquals(2, b.version());
+    }
+
+    @Test
     void aWholeReplayFromInsideItsOwnOpIsRefused() {
         VarHandle a = engine.newVariable("a");
         Graph[] g = new Graph[1];
