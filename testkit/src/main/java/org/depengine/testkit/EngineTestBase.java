@@ -2,6 +2,7 @@ package org.depengine.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -201,6 +202,39 @@ public abstract class EngineTestBase {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /**
+     * Runs each of {@code bodies} on a thread of its own (named {@code name}), all at once, joins them
+     * within {@link #BOUND}, and fails naming what any of them threw.
+     */
+    protected static void runOnThreads(String name, List<? extends ThrowingRunnable> bodies) throws InterruptedException {
+        List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (ThrowingRunnable body : bodies) {
+            Thread t = new Thread(() -> {
+                try {
+                    body.run();
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            }, name);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            joinBounded(t);
+        }
+        if (!errors.isEmpty()) {
+            throw new AssertionError("a " + name + " thread failed: " + errors, errors.get(0));
+        }
+    }
+
+    /** A body for {@link #runOnThreads}, which may throw. */
+    @FunctionalInterface
+    protected interface ThrowingRunnable {
+        /** Runs the body. */
+        void run() throws Throwable;
     }
 
     /** Joins {@code t} within {@link #BOUND}, failing if it is still alive. */

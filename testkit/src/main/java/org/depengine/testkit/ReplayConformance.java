@@ -215,24 +215,14 @@ public abstract class ReplayConformance extends EngineTestBase {
             for (int t = 0; t < threads; t++) {
                 programs.add(new Program(seed * 10L + t, graphSize, replays, 12, shared, counter, count));
             }
-            List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-            List<Thread> pushers = new ArrayList<>();
+            List<ThrowingRunnable> pushers = new ArrayList<>();
             for (Program p : programs) {
-                Thread t = new Thread(() -> {
-                    try {
-                        p.capture();
-                        p.run();
-                    } catch (Throwable e) {
-                        errors.add(e);
-                    }
-                }, "replay-test-pusher");
-                pushers.add(t);
-                t.start();
+                pushers.add(() -> {
+                    p.capture();
+                    p.run();
+                });
             }
-            for (Thread t : pushers) {
-                joinBounded(t);
-            }
-            assertTrue(errors.isEmpty(), () -> "a pushing thread failed: " + errors);
+            runOnThreads("replay-test-pusher", pushers);
             engine.waitForAll(BOUND);
             for (Program p : programs) {
                 p.check("seed " + seed + ", " + threads + " threads");

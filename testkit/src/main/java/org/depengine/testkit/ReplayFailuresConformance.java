@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
@@ -214,24 +213,14 @@ public abstract class ReplayFailuresConformance extends EngineTestBase {
                 boolean chain = (seed + t) % 2 == 0;
                 programs.add(new Program(seed * 10L + t, chain, size, replays, 10, shared));
             }
-            List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-            List<Thread> pushers = new ArrayList<>();
+            List<ThrowingRunnable> pushers = new ArrayList<>();
             for (Program p : programs) {
-                Thread t = new Thread(() -> {
-                    try {
-                        p.capture();
-                        p.run();
-                    } catch (Throwable e) {
-                        errors.add(e);
-                    }
-                }, "replay-failures-pusher");
-                pushers.add(t);
-                t.start();
+                pushers.add(() -> {
+                    p.capture();
+                    p.run();
+                });
             }
-            for (Thread t : pushers) {
-                joinBounded(t);
-            }
-            assertTrue(errors.isEmpty(), () -> "a pushing thread failed: " + errors);
+            runOnThreads("replay-failures-pusher", pushers);
             for (Program p : programs) {
                 String what = "seed " + seed + ", program " + (p.seed % 10) + " of " + threads;
                 p.check(what);

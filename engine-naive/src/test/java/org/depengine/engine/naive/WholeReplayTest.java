@@ -32,6 +32,12 @@ import org.junit.jupiter.api.Test;
  */
 class WholeReplayTest {
     private static final Duration BOUND = Duration.ofSeconds(30);
+    /** A listener that wants nothing: while it is set, replays go op by op. */
+    private static final OpListener QUIET = new OpListener() {
+        @Override
+        public void pushed(OpInfo op, long nanoTime) {
+        }
+    };
     private final Engine engine = Engine.create("naive", EngineConfig.of(Map.of("depengine.hangDoctorMs", "0")));
 
     @AfterEach
@@ -60,14 +66,9 @@ class WholeReplayTest {
         g.replay();
         assertEquals(List.of(3, 3, 3), seen, "each op ran inside one op that stands for the three");
         seen.clear();
-        OpListener quiet = new OpListener() {
-            @Override
-            public void pushed(OpInfo op, long nanoTime) {
-            }
-        };
-        engine.addListener(quiet);
+        engine.addListener(QUIET);
         g.replay();
-        engine.removeListener(quiet);
+        engine.removeListener(QUIET);
         assertEquals(List.of(1, 1, 1), seen, "with a listener set, each op ran as itself");
         engine.waitForAll(BOUND);
         assertEquals(4, a.version(), "every write counts, the one the whole op's completion counts and the extra");
@@ -124,14 +125,9 @@ class WholeReplayTest {
             g = c.graph();
         }
         g.replay();
-        OpListener quiet = new OpListener() {
-            @Override
-            public void pushed(OpInfo op, long nanoTime) {
-            }
-        };
-        engine.addListener(quiet);
+        engine.addListener(QUIET);
         g.replay(); // op by op
-        engine.removeListener(quiet);
+        engine.removeListener(QUIET);
         assertEquals(List.of(0L, 1L, 2L, 2L, 3L, 4L), seen, "each op sees the writes of the ops before it counted");
         assertEquals(4, a.version());
         assertEquals(2, b.version());
