@@ -74,7 +74,7 @@ public final class CallerThreads extends MeteredGroup {
          */
         public void ranTimed(long start, int ops) {
             COMPLETED.setOpaque(this, completed + ops); // first: a group never shows more ops timed than run
-            timings.ran(System.nanoTime() - start);
+            timings.ran(System.nanoTime() - start, ops);
         }
     }
 

@@ -75,9 +75,12 @@ public final class OpTimings {
         }
     }
 
-    /** A timed op ran for {@code nanos}. */
-    public void ran(long nanos) {
-        runTime.add(nanos);
+    /**
+     * A timed op, standing for {@code ops} ops ({@code OpDef.ops()}: a replay run as one op, timed as
+     * a whole by its first id), ran for {@code nanos}: that many run times, {@code nanos} in all.
+     */
+    public void ran(long nanos, int ops) {
+        runTime.add(nanos, ops);
     }
 
     /** The run times taken. */
@@ -100,8 +103,12 @@ public final class OpTimings {
         private final LongAdder nanos = new LongAdder();
 
         void add(long n) {
+            add(n, 1);
+        }
+
+        void add(long n, int times) {
             nanos.add(Math.max(0, n));
-            count.increment();
+            count.add(times);
         }
 
         @Override

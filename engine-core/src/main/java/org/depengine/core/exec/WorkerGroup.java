@@ -412,7 +412,7 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
                 timings.started(id, start);
                 runner.run(op, stream);
                 COMPLETED.setOpaque(this, completed + ops); // first: a group never shows more ops timed than run
-                timings.ran(System.nanoTime() - start);
+                timings.ran(System.nanoTime() - start, ops);
             }
         }
 
