@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  *   when threads outnumber cores) up to {@value #SPIN_NANOS} ns, then parks.</li>
  *   <li><b>Waking policy.</b> A submit wakes at most one parked worker, and none while a worker is
  *   spinning: the spinner takes the op. A worker stops counting as the spinner as soon as it takes an
- *   op, and wakes a parked worker if ops are still queued, so the next ops do not wait for it to
- *   finish.</li>
+ *   op; an idle worker that takes an op and leaves more queued wakes a parked worker, so the next ops
+ *   do not wait for it to finish.</li>
  *   <li><b>Hand-off to the releasing worker.</b> A successor released by the op a worker just ran runs
  *   next on that worker (above), without a queue round trip or a wake-up.</li>
  * </ul>
@@ -63,12 +63,21 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerGroup extends MeteredGroup implements OpRoute {
     /*
-     * Parking protocol (no lost wake-ups): a worker about to park gives up the spinner role (if it had
-     * it), sets its parked flag, increments parkedCount, then polls the queue once more before parking.
-     * A submitter offers to the queue, then reads spinners and, if zero, parkedCount; if positive it
-     * clears some worker's parked flag by CAS and unparks it. Both sides write then read volatile state,
-     * so either the worker's re-poll sees the op, or the submitter sees the spinner (which polls again
-     * before it parks) or the parked worker. Whoever clears a parked flag decrements parkedCount.
+     * Parking protocol (no lost wake-ups). A worker about to park gives up the spinner role (if it had
+     * it), increments parkedCount, then sets its parked flag, then polls the queue once more before
+     * parking. A submitter offers to the queue, then reads spinners and, if zero, parkedCount; if
+     * positive it clears some worker's parked flag by CAS and unparks it. Whoever clears a parked flag
+     * decrements parkedCount, after the CAS, so parkedCount is never below the number of flagged
+     * workers: a submitter that reads zero knows no worker is parked for good. (Flagging first let a
+     * waker's decrement run ahead of the woken worker's increment: a submit then read zero while another
+     * worker was parked and woke nobody, so its op waited for the woken one.) Both sides write then read
+     * volatile state, so either the worker's re-poll sees the op, or the submitter sees the spinner
+     * (which polls again before it parks) or the parked worker.
+     *
+     * A submit wakes at most one worker, and none while one spins or one is about to park, so ops
+     * submitted together would otherwise wait for that one worker: a worker that was idle and takes an
+     * op wakes another if ops are still queued and one is parked (took()). Each op taken passes one
+     * wake-up on, until the queue is empty or no worker is parked.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
 
@@ -417,10 +426,11 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
         }
 
         private OpBlock take() {
+            boolean idled = false; // whether this worker spun or parked before the op it takes
             while (true) {
                 OpBlock op = queue.poll();
                 if (op != null) {
-                    return op;
+                    return idled ? took(op) : op;
                 }
                 if (stopping) {
                     return null;
@@ -428,20 +438,17 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
                 if (counts.get(SPINNERS) == 0 && counts.compareAndSet(SPINNERS, 0, 1)) {
                     op = spin();
                     counts.decrementAndGet(SPINNERS);
-                    // Submits while this worker spun counted on it: pass their wake-ups on. Its own
-                    // queue needs none if it found nothing: it polls that again before it parks.
-                    if (op != null && counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
-                        wakeOne();
-                    }
+                    idled = true;
                     if (op != null) {
-                        return op;
+                        return took(op);
                     }
                     if (stopping) {
                         return null;
                     }
                 }
-                parked = true;
+                // Counted, then flagged: the count never falls below the flagged workers (the protocol above).
                 counts.incrementAndGet(PARKED_COUNT);
+                parked = true;
                 op = queue.poll();
                 if (op == null && !stopping) {
                     LockSupport.park(this);
@@ -450,9 +457,24 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
                     counts.decrementAndGet(PARKED_COUNT);
                 }
                 if (op != null) {
-                    return op;
+                    return took(op);
                 }
+                idled = true;
             }
+        }
+
+        /**
+         * {@code op} was taken by a worker that was idle (spinning, or parked or about to park): if more
+         * are queued and a worker is parked, wakes one. A submit wakes no worker while one spins or is
+         * about to park, so ops submitted together would otherwise all wait for that one; this way each
+         * op taken passes one wake-up on. (A worker that takes the next op straight after a run wakes
+         * nobody: the ops queued meanwhile found the parked workers themselves.)
+         */
+        private OpBlock took(OpBlock op) {
+            if (counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
+                wakeOne();
+            }
+            return op;
         }
 
         /** As the group's one spinner: polls for up to SPIN_NANOS; null if nothing came (or stopping). */
