@@ -4,10 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.Checkpoint;
@@ -181,28 +178,20 @@ final class DistKVStore extends AbstractKVStore {
 
     /**
      * Leaves the job (this worker's rounds to come complete without it, its rank is marked closed, the last
-     * worker destroys the maps), then stops listening and fails what still waits; bounded by the join timeout.
-     * A member this store started then shuts down, a master after the job's other members (at most 5 s more;
-     * {@link JobMembership#shutDownMember}).
+     * worker destroys the maps), then stops listening and fails what still waits. The leave runs on the
+     * closing thread, not on the store's timer: the timer runs the deadlines of the leave's own calls
+     * ({@code timeoutMs}), which a leave blocking that one thread would hold off until the join timeout.
+     * Each step is bounded (a call by {@code timeoutMs}, a rendezvous by the join timeout), and one that
+     * fails does not keep the next from running. A member this store started then shuts down, a master
+     * after the job's other members (at most 5 s more; {@link JobMembership#shutDownMember}).
      */
     @Override
     protected void closeStore() {
         job.markClosing();
         if (job.registered()) {
-            try {
-                timer.submit(() -> {
-                    path.leave();
-                    rounds.leave();
-                    job.leave();
-                    return null;
-                }).get(cluster.joinTimeoutMs(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                LOG.warn("rank {}: interrupted while leaving job '{}'", rank(), cluster.jobId());
-            } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
-                LOG.warn("rank {}: could not leave job '{}' cleanly (its maps may stay): {}", rank(), cluster.jobId(),
-                        e.toString());
-            }
+            leaveStep("tell its peers", path::leave);
+            leaveStep("end its rounds", rounds::leave);
+            leaveStep("mark its rank closed", job::leave);
         }
         path.close();
         rounds.close();
@@ -215,6 +204,27 @@ final class DistKVStore extends AbstractKVStore {
             }
         }
         timer.shutdownNow();
+    }
+
+    /** One step of leaving the job ({@link #closeStore}). */
+    private interface LeaveStep {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs one step of leaving; one that fails is logged and the next steps still run, so that a round
+     * that could not be ended still leaves the rank marked closed (the last closer then destroys the maps).
+     */
+    private void leaveStep(String what, LeaveStep step) {
+        try {
+            step.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("rank {}: interrupted while leaving job '{}' ({})", rank(), cluster.jobId(), what);
+        } catch (Exception e) {
+            LOG.warn("rank {}: leaving job '{}', could not {} (its maps may stay): {}", rank(), cluster.jobId(), what,
+                    e.toString());
+        }
     }
 
     /** Whether this store shuts its member down at close: it started an embedded member, not a client. */

@@ -19,6 +19,7 @@ import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.hz.InitOp;
 import org.depengine.kvstore.hazelcast.hz.KeyState;
+import org.depengine.kvstore.hazelcast.hz.ListenerRemovals;
 import org.depengine.kvstore.hazelcast.hz.PushOp;
 import org.depengine.kvstore.hazelcast.hz.RankOp;
 import org.depengine.kvstore.hazelcast.hz.ReadOp;
@@ -424,13 +425,8 @@ public final class RoundClient implements AutoCloseable {
         completedByPush.clear();
         leftPending.clear();
         reads.failAll(closedBecause);
-        try {
-            map.removeEntryListener(mapListener);
-            map.removeEntryListener(mapNoValueListener);
-            map.removePartitionLostListener(partitionLostListener);
-        } catch (RuntimeException e) {
-            LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
-        }
+        ListenerRemovals.removeEach(LOG, rank, () -> map.removeEntryListener(mapListener),
+                () -> map.removeEntryListener(mapNoValueListener), () -> map.removePartitionLostListener(partitionLostListener));
     }
 
     private static CompletableFuture<Void> all(List<CompletableFuture<?>> parts) {

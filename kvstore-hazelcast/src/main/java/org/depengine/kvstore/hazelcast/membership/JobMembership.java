@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.hazelcast.hz.ListenerRemovals;
 import org.depengine.kvstore.hazelcast.hz.LiveEndpoints;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -447,13 +448,9 @@ public final class JobMembership implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        try {
-            ranks.removeEntryListener(ranksListener);
-            shared.removeEntryListener(reportsListener);
-            hz.getCluster().removeMembershipListener(membershipListener);
-        } catch (RuntimeException e) {
-            LOG.debug("rank {}: removing listeners at close: {}", rank, e.toString()); // the instance may be gone already
-        }
+        ListenerRemovals.removeEach(LOG, rank, () -> ranks.removeEntryListener(ranksListener),
+                () -> shared.removeEntryListener(reportsListener),
+                () -> hz.getCluster().removeMembershipListener(membershipListener));
     }
 
     /** A member that held a rank left without closing its store: that rank is lost. */
