@@ -112,6 +112,9 @@ public abstract class EngineConformance implements EngineUnderTest {
         class ReplayFailures extends ReplayFailuresConformance { }
 
         @Nested
+        class ReplayRefusals extends ReplayRefusalsConformance { }
+
+        @Nested
         class WriteCount extends WriteCountConformance { }
 
         @Nested

@@ -7,6 +7,7 @@ import org.depengine.testkit.EngineUnderTest;
 import org.depengine.testkit.FailureConformance;
 import org.depengine.testkit.OrderingConformance;
 import org.depengine.testkit.ReplayConformance;
+import org.depengine.testkit.ReplayRefusalsConformance;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -33,6 +34,9 @@ class SimConformanceTest {
 
         @Nested
         class Replay extends ReplayConformance { }
+
+        @Nested
+        class ReplayRefusals extends ReplayRefusalsConformance { }
     }
 
     @Nested
@@ -50,5 +54,8 @@ class SimConformanceTest {
 
         @Nested
         class Replay extends ReplayConformance { }
+
+        @Nested
+        class ReplayRefusals extends ReplayRefusalsConformance { }
     }
 }
