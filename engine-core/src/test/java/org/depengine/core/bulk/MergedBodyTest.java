@@ -16,7 +16,7 @@ import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
 import org.depengine.core.tracker.OpHost;
-import org.depengine.core.tracker.Registration;
+import org.depengine.core.tracker.IdleOpHost;
 import org.depengine.core.tracker.Var;
 import org.junit.jupiter.api.Test;
 
@@ -30,22 +30,7 @@ class MergedBodyTest {
     private static final SyncFn NOTHING = ctx -> { };
 
     /** The merged op's host: nothing to do, the body is run directly. */
-    private static final OpHost NO_HOST = new OpHost() {
-        private final Registration registration = new Registration();
-
-        @Override
-        public Registration registration() {
-            return registration;
-        }
-
-        @Override
-        public void ready(OpBlock op) {
-        }
-
-        @Override
-        public void completed(OpBlock op, Failure own) {
-        }
-    };
+    private static final OpHost NO_HOST = new IdleOpHost();
 
     private static final BulkHost BULK_HOST = new BulkHost() {
         @Override

@@ -14,11 +14,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.depengine.api.Context;
 import org.depengine.api.FnProperty;
 import org.depengine.api.SyncFn;
-import org.depengine.core.tracker.Failure;
 import org.depengine.core.tracker.OpBlock;
 import org.depengine.core.tracker.OpDef;
+import org.depengine.core.tracker.IdleOpHost;
 import org.depengine.core.tracker.OpHost;
-import org.depengine.core.tracker.Registration;
 import org.depengine.core.tracker.Var;
 import org.junit.jupiter.api.Test;
 
@@ -36,22 +35,7 @@ class WorkerGroupWakeUpTest {
     private static final long BARRIER_SECONDS = 20;
 
     /** The ops' host: nothing to do, the group's runner below runs each op's action directly. */
-    private static final OpHost NO_HOST = new OpHost() {
-        private final Registration registration = new Registration();
-
-        @Override
-        public Registration registration() {
-            return registration;
-        }
-
-        @Override
-        public void ready(OpBlock op) {
-        }
-
-        @Override
-        public void completed(OpBlock op, Failure own) {
-        }
-    };
+    private static final OpHost NO_HOST = new IdleOpHost();
 
     private static int rounds() {
         return Boolean.getBoolean("depengine.test.long") ? 20_000 : 2_000;

@@ -62,29 +62,7 @@ public class VarLinearizabilityTest {
         }
     };
 
-    private final OpHost host = new OpHost() {
-
-        private final Registration registration = new Registration();
-
-
-        @Override
-
-        public Registration registration() {
-
-            return registration;
-
-        }
-
-        @Override
-        public void ready(OpBlock op) {
-            // granted and reported through the listener already
-        }
-
-        @Override
-        public void completed(OpBlock op, Failure own) {
-            // completions are driven directly on the variable
-        }
-    };
+    private final OpHost host = new IdleOpHost(); // ops are granted and completed directly on the variable
 
     private OpBlock newOp(int id, boolean write) {
         SyncFn fn = ctx -> { };
