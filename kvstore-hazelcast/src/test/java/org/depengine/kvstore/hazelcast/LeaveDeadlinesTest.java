@@ -54,9 +54,8 @@ class LeaveDeadlinesTest {
             stores.get(1).close();
             for (HazelcastInstance m : members) {
                 for (DistributedObject o : m.getDistributedObjects()) {
-                    assertFalse(o.getName().startsWith(ClusterNode.MAP_PREFIX + JOB), "rank 0 left its rank marked "
-                            + "closed though its rounds could not be ended, so the last closer destroys "
-                            + o.getName());
+                    assertFalse(o.getName().startsWith(ClusterNode.MAP_PREFIX + JOB), "rank 0 could not end its "
+                            + "rounds but still marked its rank closed, so the last closer destroys " + o.getName());
                 }
             }
         } finally {
