@@ -74,10 +74,11 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
      * volatile state, so either the worker's re-poll sees the op, or the submitter sees the spinner
      * (which polls again before it parks) or the parked worker.
      *
-     * A submit wakes at most one worker, and none while one spins or one is about to park, so ops
-     * submitted together would otherwise wait for that one worker: a worker that was idle and takes an
-     * op wakes another if ops are still queued and one is parked (took()). Each op taken passes one
-     * wake-up on, until the queue is empty or no worker is parked.
+     * A submit wakes at most one worker, and none while one spins or one is about to park; and its
+     * wake-up may go to a worker that is about to park and finds an op in its last poll anyway. So ops
+     * submitted together could wait for one worker while others stay parked: a worker that was idle and
+     * takes an op wakes another if ops are still queued and one is parked (took()). Each op taken passes
+     * one wake-up on, until the queue is empty or no worker is parked.
      */
     private static final Logger LOG = LoggerFactory.getLogger(WorkerGroup.class);
 
@@ -465,10 +466,9 @@ public final class WorkerGroup extends MeteredGroup implements OpRoute {
 
         /**
          * {@code op} was taken by a worker that was idle (spinning, or parked or about to park): if more
-         * are queued and a worker is parked, wakes one. A submit wakes no worker while one spins or is
-         * about to park, so ops submitted together would otherwise all wait for that one; this way each
-         * op taken passes one wake-up on. (A worker that takes the next op straight after a run wakes
-         * nobody: the ops queued meanwhile found the parked workers themselves.)
+         * are queued and a worker is parked, wakes one, passing on the wake-ups that submits left to
+         * this worker (the protocol above). A worker that takes its next op straight after a run wakes
+         * nobody: the ops queued meanwhile found the parked workers themselves.
          */
         private OpBlock took(OpBlock op) {
             if (counts.get(PARKED_COUNT) > 0 && !queue.isEmpty()) {
