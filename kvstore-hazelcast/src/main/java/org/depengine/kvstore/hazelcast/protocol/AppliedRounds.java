@@ -31,6 +31,8 @@ public final class AppliedRounds {
     private int startPeriod;
     private int appliedPeriod;
     private long appliedIndex;
+    /** The round applied before the last one, or -1: unknown (the copy is its init's, or came by a state transfer). */
+    private long previous = -1;
     private final TreeMap<Long, int[]> arrived = new TreeMap<>();
 
     /**
@@ -51,8 +53,51 @@ public final class AppliedRounds {
         startPeriod = Math.max(initPeriod, Rounds.period(initRound));
         appliedPeriod = startPeriod;
         appliedIndex = 0;
+        previous = -1;
         started = true;
         arrived.headMap(applied(), true).clear();
+    }
+
+    /**
+     * The rounds as they stand, with sums arriving in {@code chunks} parts from now on: for a view change,
+     * which lays the key out again. Parts that arrived of rounds not applied are not carried over: they are
+     * the old view's, and the rounds they belong to are summed again under the new one.
+     */
+    public AppliedRounds changeView(int chunks) {
+        AppliedRounds next = new AppliedRounds(chunks);
+        next.started = started;
+        next.startPeriod = startPeriod;
+        next.appliedPeriod = appliedPeriod;
+        next.appliedIndex = appliedIndex;
+        next.previous = previous;
+        return next;
+    }
+
+    /**
+     * This worker's copy is now as of {@code round}, by a view change's recovery: {@code fromItsSum} when it
+     * applied that round's sum (forwarded by a survivor), else it took a survivor's state as of it. Parts
+     * that arrived of rounds up to it are dropped.
+     *
+     * @throws IllegalStateException if the copy is as of {@code round} or later already
+     */
+    public void recoveredTo(long round, boolean fromItsSum) {
+        if (started && round <= applied()) {
+            throw new IllegalStateException("round " + Rounds.text(round) + " is not after round " + Rounds.text(applied())
+                    + ", which this copy applied already");
+        }
+        previous = fromItsSum && started ? applied() : -1;
+        if (!started) {
+            startPeriod = Rounds.period(round);
+            started = true;
+        }
+        appliedPeriod = Rounds.period(round);
+        appliedIndex = Rounds.index(round);
+        arrived.headMap(round, true).clear();
+    }
+
+    /** The round applied before {@link #applied()}, or -1 when not known (the copy is its init's, or a transferred state's). */
+    public long previous() {
+        return previous;
     }
 
     /** Whether {@link #start} was called. */
@@ -117,6 +162,7 @@ public final class AppliedRounds {
         if (arrived.pollFirstEntry().getKey() != round) {
             throw new IllegalStateException("round " + Rounds.text(round) + " applied out of order");
         }
+        previous = applied();
         appliedPeriod = Rounds.period(round);
         appliedIndex = Rounds.index(round);
     }
