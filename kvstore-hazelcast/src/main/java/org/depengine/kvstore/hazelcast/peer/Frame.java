@@ -21,9 +21,11 @@ import java.nio.charset.StandardCharsets;
  * @param count the chunk's floats, or -1 for a skipped push or a sum of no data; the update count in
  *     {@link Type#INIT}
  * @param payloadBytes the payload's length
+ * @param epoch the view of an elastic job the sender was in when it sent the frame (0 in a job that is not
+ *     elastic): a frame of a view the receiver has left is dropped, one of a view it has not installed yet waits
  */
 record Frame(Type type, int rank, long round, int period, String key, int length, int offset, long count,
-             int payloadBytes) {
+             int payloadBytes, int epoch) {
     /** What a frame says. */
     enum Type {
         /** The first frame on a connection: who sends, in which job and byte order. */
@@ -39,49 +41,78 @@ record Frame(Type type, int rank, long round, int period, String key, int length
         /** Rank 0's initial value of a key (and a resumed key's updater state). */
         INIT,
         /** The sender closed its store normally; it sends nothing more. */
-        BYE
+        BYE,
+        /** A survivor's state of every key when it froze for a view change, to the new view's leader ({@link Recovery}). */
+        REPORT,
+        /** The leader's decision for every key of a view change ({@link org.depengine.kvstore.hazelcast.protocol.ElasticRule}). */
+        DECISION,
+        /** The whole sum of a key's agreed round, for a survivor one round behind (its layout: {@link Type#SUM}'s, one chunk). */
+        FORWARD,
+        /** A key's state as of the agreed round, for a survivor further behind (its layout: {@link Type#INIT}'s). */
+        STATE
     }
 
     static final int PREFIX_BYTES = 8;
 
     static Frame hello(int rank, String jobId, boolean bigEndian) {
-        return new Frame(Type.HELLO, rank, 0, 0, jobId, bigEndian ? 1 : 0, 0, 0, 0);
+        return new Frame(Type.HELLO, rank, 0, 0, jobId, bigEndian ? 1 : 0, 0, 0, 0, 0);
     }
 
     static Frame push(int rank, long round, String key, int length, int offset, int count) {
-        return new Frame(Type.PUSH, rank, round, 0, key, length, offset, count, Math.max(0, count) * Float.BYTES);
+        return new Frame(Type.PUSH, rank, round, 0, key, length, offset, count, Math.max(0, count) * Float.BYTES, 0);
     }
 
     static Frame sum(long round, String key, int length, int offset, int count) {
-        return new Frame(Type.SUM, 0, round, 0, key, length, offset, count, Math.max(0, count) * Float.BYTES);
+        return new Frame(Type.SUM, 0, round, 0, key, length, offset, count, Math.max(0, count) * Float.BYTES, 0);
     }
 
     static Frame end(int rank, int period) {
-        return new Frame(Type.END, rank, 0, period, "", 0, 0, 0, 0);
+        return new Frame(Type.END, rank, 0, period, "", 0, 0, 0, 0, 0);
     }
 
     static Frame closed(int rank, int period) {
-        return new Frame(Type.CLOSED, rank, 0, period, "", 0, 0, 0, 0);
+        return new Frame(Type.CLOSED, rank, 0, period, "", 0, 0, 0, 0, 0);
     }
 
     static Frame init(String key, int length, int stateFloats, long steps, long round) {
         return new Frame(Type.INIT, 0, round, 0, key, length, stateFloats, steps,
-                (int) ((long) length * (1 + stateFloats) * Float.BYTES));
+                (int) ((long) length * (1 + stateFloats) * Float.BYTES), 0);
+    }
+
+    /** A key's state as of {@code round} for a survivor behind it: the payload as {@link #init}'s. */
+    static Frame state(String key, int length, int stateFloats, long steps, long round) {
+        return new Frame(Type.STATE, 0, round, 0, key, length, stateFloats, steps,
+                (int) ((long) length * (1 + stateFloats) * Float.BYTES), 0);
+    }
+
+    /** Round {@code round}'s whole sum of a key ({@code count} -1: the round had no data, and no payload). */
+    static Frame forward(long round, String key, int length, boolean hasData) {
+        return new Frame(Type.FORWARD, 0, round, 0, key, length, 0, hasData ? length : -1, hasData ? length * Float.BYTES : 0, 0);
+    }
+
+    /** A frame of {@link Recovery}'s, with its payload's length. */
+    static Frame recovery(Type type, int rank, int payloadBytes) {
+        return new Frame(type, rank, 0, 0, "", 0, 0, 0, payloadBytes, 0);
+    }
+
+    /** This frame, sent in view {@code epoch}. */
+    Frame at(int epoch) {
+        return epoch == this.epoch ? this : new Frame(type, rank, round, period, key, length, offset, count, payloadBytes, epoch);
     }
 
     static Frame bye(int rank) {
-        return new Frame(Type.BYE, rank, 0, 0, "", 0, 0, 0, 0);
+        return new Frame(Type.BYE, rank, 0, 0, "", 0, 0, 0, 0, 0);
     }
 
     /** The prefix and header of this frame, for a payload of {@link #payloadBytes} to follow. */
     ByteBuf encode(ByteBufAllocator alloc) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        int header = 1 + 4 + 8 + 4 + 2 + k.length + 4 + 4 + 8;
+        int header = 1 + 4 + 8 + 4 + 2 + k.length + 4 + 4 + 8 + 4;
         ByteBuf b = alloc.buffer(PREFIX_BYTES + header);
         b.writeInt(header).writeInt(payloadBytes);
         b.writeByte(type.ordinal()).writeInt(rank).writeLong(round).writeInt(period);
         b.writeShort(k.length).writeBytes(k);
-        b.writeInt(length).writeInt(offset).writeLong(count);
+        b.writeInt(length).writeInt(offset).writeLong(count).writeInt(epoch);
         return b;
     }
 
@@ -94,6 +125,6 @@ record Frame(Type type, int rank, long round, int period, String key, int length
         byte[] k = new byte[b.readUnsignedShort()];
         b.readBytes(k);
         return new Frame(type, rank, round, period, new String(k, StandardCharsets.UTF_8), b.readInt(), b.readInt(),
-                b.readLong(), payloadBytes);
+                b.readLong(), payloadBytes, b.readInt());
     }
 }

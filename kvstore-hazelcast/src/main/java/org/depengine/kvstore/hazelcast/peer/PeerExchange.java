@@ -1,14 +1,9 @@
 package org.depengine.kvstore.hazelcast.peer;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -18,7 +13,6 @@ import org.depengine.api.CallbackOnComplete;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.hazelcast.protocol.AppliedRounds;
 import org.depengine.kvstore.hazelcast.protocol.RoundState;
-import org.depengine.kvstore.hazelcast.protocol.Sums;
 import org.depengine.kvstore.spi.Key;
 import org.depengine.kvstore.spi.Rounds;
 import org.depengine.kvstore.spi.StoreStats;
@@ -47,6 +41,16 @@ import org.depengine.kvstore.spi.StoreStats;
  * key part of whose rounds that rank summed can have no later round, and its ops fail naming it. An op that
  * sees no progress for {@code timeoutMs} fails naming what it waits for.
  *
+ * <h2>Elastic jobs</h2>
+ * In an elastic job the workers' views change ({@link #changeView}): a lost worker is not a failure but a
+ * view without it, and {@link Recovery} carries the keys' rounds over by the rule of
+ * {@link org.depengine.kvstore.hazelcast.protocol.ElasticRule}. For that, each push is copied and kept until
+ * its round is applied here (a view change sends the pushes after its agreed round again, under the new view:
+ * one or two rounds of a key, as a loop pushes, pulls and pushes again), and each key keeps its last applied
+ * round's sum (to forward to a survivor one round behind). Frames carry the view they were sent in; ranks are
+ * the view's, and the wire's peers are
+ * the workers' places in the job's first view ({@link #mids}).
+ *
  * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
  */
 public final class PeerExchange implements AutoCloseable {
@@ -63,20 +67,32 @@ public final class PeerExchange implements AutoCloseable {
         void apply(Key key, FloatBuffer sum);
     }
 
-    private final int rank;
-
-    final int workers;
-    private final int splitFloats;
+    /** This worker's place on the wire: its rank in the job's first view, for its whole life. */
+    final int mid;
+    /** This worker's rank in the view installed. */
+    int rank;
+    /** The workers of the view installed. */
+    int workers;
+    /** The view installed (0 until an elastic job's first change). */
+    int epoch;
+    /** The places on the wire of the view installed's ranks. */
+    int[] mids;
+    final boolean elastic;
+    /** The last period this worker ended, or -1: announced again to a new view's reducers. */
+    int myEnded = -1;
+    final int splitFloats;
     final long timeoutMs;
-    private final Applier applier;
     final Wire transport;
     private final PeerTransport net;
     final Map<String, PeerKey> keys = new ConcurrentHashMap<>();
     /** Per rank, the latest period it closed for this worker (every sum of it from that rank has arrived). */
-    final int[] closedBy;
+    int[] closedBy;
     /** Per rank, whether it closed its store normally (it sends nothing more). */
-    final boolean[] saidBye;
-    final Reducer reducer;
+    boolean[] saidBye;
+    Reducer reducer;
+    final Recovery change;
+    final Outbound out;
+    private final Advance advancing;
     private final InboundFrames inbound;
     private String lost;
     private volatile boolean closed;
@@ -90,18 +106,25 @@ public final class PeerExchange implements AutoCloseable {
      */
     public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, String jobId, InetSocketAddress bind,
                         Applier applier, ScheduledExecutorService timer, StoreStats stats) {
-        this(rank, workers, splitFloats, timeoutMs, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
+        this(rank, workers, splitFloats, timeoutMs, false, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
     }
 
-    /** On the wire {@code wire} makes (given this exchange's inbound side): for the protocol's model check. */
-    PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, Applier applier, ScheduledExecutorService timer,
-                 StoreStats stats, java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
+    /**
+     * On the wire {@code wire} makes (given this exchange's inbound side): for the protocol's model check.
+     *
+     * @param elastic whether the job's views may change ({@link #changeView})
+     */
+    PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, boolean elastic, Applier applier,
+                 ScheduledExecutorService timer, StoreStats stats, java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
         this.stats = stats;
+        this.mid = rank;
         this.rank = rank;
         this.workers = workers;
+        this.elastic = elastic;
+        this.mids = new int[workers];
+        Arrays.setAll(mids, r -> r);
         this.splitFloats = splitFloats;
         this.timeoutMs = timeoutMs;
-        this.applier = applier;
         this.closedBy = new int[workers];
         this.saidBye = new boolean[workers];
         Arrays.fill(closedBy, -1);
@@ -110,18 +133,60 @@ public final class PeerExchange implements AutoCloseable {
         OPEN.incrementAndGet();
         this.net = transport instanceof PeerTransport t ? t : null;
         this.reducer = new Reducer(this, rank, workers);
+        this.change = new Recovery(this);
+        this.out = new Outbound(this);
+        this.advancing = new Advance(this, applier);
         Timeouts timeouts = new Timeouts(this);
         this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(timeouts::sweep, 100, 100, TimeUnit.MILLISECONDS);
     }
 
+    /** Told each view an elastic exchange installs. */
+    @FunctionalInterface
+    public interface ViewListener {
+        /**
+         * View {@code epoch} is installed here: this worker is rank {@code rank} of {@code workers}, and each key's
+         * rounds up to its agreed round ({@link org.depengine.kvstore.hazelcast.protocol.ElasticRule#NOT_STARTED}:
+         * none) were summed in the views before, the later ones in this one. Called under the exchange's lock:
+         * hand it off, never block or call the exchange.
+         */
+        void installed(int epoch, int rank, int workers, Map<String, Long> agreed);
+    }
+
+    private volatile ViewListener viewListener;
+
+    /** Sets who is told each view this exchange installs. */
+    public void onViewInstalled(ViewListener l) {
+        viewListener = l;
+    }
+
+    void installed(int epoch, Map<String, Long> agreed) {
+        ViewListener l = viewListener;
+        if (l != null) {
+            l.installed(epoch, rank, workers, java.util.Collections.unmodifiableMap(agreed));
+        }
+    }
+
     /** What the wire hands the frames that arrive to: for the model check's in-memory wire. */
-    PeerTransport.Inbound inbound() {
+    InboundFrames inbound() {
         return inbound;
     }
 
     /** This worker's rank. */
     int rank() {
         return rank;
+    }
+
+    /** The rank in the view installed of the worker at place {@code mid} on the wire, or -1 if it is not in it. */
+    int rankOf(int mid) {
+        if (mid < workers && mids[mid] == mid) {
+            return mid; // the job's first view, or a place that kept its rank
+        }
+        for (int r = 0; r < workers; r++) {
+            if (mids[r] == mid) {
+                return r;
+            }
+        }
+        return -1;
     }
 
     /** The port this worker's transport listens on. */
@@ -142,7 +207,6 @@ public final class PeerExchange implements AutoCloseable {
 
     /** Round 0 of {@code k}: rank 0 sends its value (and a resumed key's state) to every other worker, which take it. */
     public void init(Key k, CallbackOnComplete done) {
-        ByteBuf payload = null;
         synchronized (this) {
             PeerKey pk = keyOf(k.name(), k.length());
             if (pk.layout.length() != k.length()) {
@@ -151,27 +215,15 @@ public final class PeerExchange implements AutoCloseable {
                 return;
             }
             pk.key = k;
-            if (rank == 0 || workers == 1) {
-                pk.applied.start(k.initRound(), k.initPeriod());
-                float[] state = k.stateCopy();
-                int stateFloats = state.length / k.length();
-                Frame f = Frame.init(k.name(), k.length(), stateFloats, k.steps(), k.initRound());
-                if (workers > 1) {
-                    payload = PeerTransport.alloc().directBuffer(f.payloadBytes());
-                    payload.writeBytes(k.storedBytes());
-                    ByteBuffer st = ByteBuffer.allocate(state.length * Float.BYTES).order(ByteOrder.nativeOrder());
-                    st.asFloatBuffer().put(state);
-                    payload.writeBytes(st);
-                    for (int r = 0; r < workers; r++) {
-                        if (r != rank) {
-                            stats.sent(payload.readableBytes());
-                            transport.send(r, f, SharedView.toRead(payload, 0, payload.readableBytes()));
-                        }
-                    }
-                }
+            // During a view change rank 0 waits like the others (the new view's rank 0 gives the init), and after
+            // one it waits for the state it was told it would get.
+            if ((rank == 0 || workers == 1) && !change.frozen() && !pk.recovering) {
+                out.init(pk);
             } else {
                 pk.waiter = new PeerKey.Waiter(-1, Integer.MIN_VALUE, done, "init (rank 0's value)");
-                pk.takeInit();
+                if (!change.frozen()) { // a change's report stands: the view installed gives the init
+                    pk.takeInit();
+                }
                 String why = refusal(pk);
                 if (why != null && !satisfied(pk)) {
                     // A loss known before this key existed: rank 0's value may never come (the exchange's loss
@@ -181,22 +233,20 @@ public final class PeerExchange implements AutoCloseable {
                     return;
                 }
             }
+            if (pk.waiter == null) {
+                done.complete();
+                return;
+            }
         }
-        if (rank != 0 && workers > 1) {
-            advance(k.name());
-            return;
-        }
-        if (payload != null) {
-            payload.release();
-        }
-        done.complete();
+        advance(k.name());
     }
 
     /**
      * This worker's push of {@code round}: to every reducer of every chunk (a copy of each part this worker
      * sums itself, the others straight from the pushed buffer); done once they are written out. It never
      * waits for the round: the pull that follows does (the no-wait contract: a push never waits for
-     * another worker). It applies the rounds whose sums are here already, in order.
+     * another worker). It applies the rounds whose sums are here already, in order. In an elastic job the
+     * push is copied first and kept until its round is applied here: a view change may need it sent again.
      */
     public void send(Key k, long round, CallbackOnComplete done) {
         synchronized (this) {
@@ -209,35 +259,14 @@ public final class PeerExchange implements AutoCloseable {
             PeerKey.Waiter w = new PeerKey.Waiter(0, Integer.MIN_VALUE, done, "push of round " + Rounds.text(round));
             pk.waiter = w;
             pk.pushedAt.put(round, System.nanoTime());
-            ByteBuffer merged = k.mergedBytes();
-            w.writes++; // held until every part is handed over, so the op cannot complete in between
-            for (KeyLayout.Chunk c : pk.layout.chunks()) {
-                for (int r = 0; r < workers; r++) {
-                    if (!c.reducedBy(r)) {
-                        continue;
-                    }
-                    ByteBuffer bytes = merged.duplicate().position(c.offset() * Float.BYTES)
-                            .limit((c.offset() + c.count()) * Float.BYTES).slice();
-                    if (r == rank) {
-                        ByteBuf copy = pk.take(bytes.remaining());
-                        copy.writeBytes(bytes);
-                        reducer.offer(pk, c, rank, round, new PeerKey.Slot(
-                                copy.nioBuffer().order(ByteOrder.nativeOrder()).asFloatBuffer(), copy), false);
-                    } else if (!saidBye[r]) {
-                        stats.sent(bytes.remaining());
-                        Frame f = Frame.push(rank, round, k.name(), k.length(), c.offset(), c.count());
-                        if (k.length() <= COPIED_FLOATS) {
-                            // A small key's part is copied, and the op completes at once: waiting for the socket
-                            // (an event loop's turn) cost a small round more than its bytes.
-                            transport.send(r, f, PeerTransport.alloc().directBuffer(bytes.remaining()).writeBytes(bytes));
-                        } else {
-                            w.writes++; // the pushed buffer stays the op's until written: no copy of a large key
-                            transport.send(r, f, Unpooled.wrappedBuffer(bytes), () -> written(pk, w));
-                        }
-                    }
-                }
+            ByteBuf kept = null;
+            if (elastic) {
+                kept = pk.take(k.length() * Float.BYTES).writeBytes(k.mergedBytes());
+                pk.open.put(round, kept);
             }
-            w.writes--;
+            if (!change.frozen()) { // else the view change sends it, under the new view
+                out.parts(pk, round, w, kept);
+            }
         }
         advance(k.name());
     }
@@ -247,16 +276,11 @@ public final class PeerExchange implements AutoCloseable {
         synchronized (this) {
             PeerKey pk = keys.get(k.name());
             if (pk != null && lost == null) {
-                for (KeyLayout.Chunk c : pk.layout.chunks()) {
-                    for (int r = 0; r < workers; r++) {
-                        if (c.reducedBy(r)) {
-                            if (r == rank) {
-                                reducer.offer(pk, c, rank, round, null, true);
-                            } else {
-                                transport.send(r, Frame.push(rank, round, k.name(), k.length(), c.offset(), -1), null);
-                            }
-                        }
-                    }
+                if (elastic) {
+                    pk.skips.add(round);
+                }
+                if (!change.frozen()) {
+                    out.skip(pk, round);
                 }
             }
         }
@@ -269,7 +293,7 @@ public final class PeerExchange implements AutoCloseable {
             PeerKey pk = keys.get(k.name());
             int closed = Rounds.index(round) == 0 ? Rounds.period(round) - 1 : Integer.MIN_VALUE;
             long need = Rounds.index(round) == 0 ? 0 : round;
-            if (pk.applied.reached(need, closed, closedThrough())) {
+            if (!pk.recovering && pk.applied.reached(need, closed, closedThrough())) {
                 done.complete();
                 return;
             }
@@ -286,12 +310,11 @@ public final class PeerExchange implements AutoCloseable {
     /** This worker has no more data in {@code period}: every other worker is told, after its pushes of it. */
     public void endPeriod(int period, CallbackOnComplete done) {
         synchronized (this) {
-            for (int r = 0; r < workers; r++) {
-                if (r != rank) {
-                    transport.send(r, Frame.end(rank, period), null);
-                }
+            myEnded = Math.max(myEnded, period);
+            if (!change.frozen()) { // else the view change announces it, under the new view
+                out.toOthers(Frame.end(rank, period));
+                reducer.ended(rank, period);
             }
-            reducer.ended(rank, period);
         }
         advanceAll();
         done.complete();
@@ -300,19 +323,42 @@ public final class PeerExchange implements AutoCloseable {
     /** This worker leaves normally: every other worker is told it sends nothing more. */
     public void leave() {
         synchronized (this) {
-            for (int r = 0; r < workers; r++) {
-                if (r != rank) {
-                    transport.send(r, Frame.bye(rank), null);
-                }
-            }
+            out.toOthers(Frame.bye(rank));
         }
+    }
+
+    /**
+     * The job's view changed (an elastic job): view {@code epoch} has the workers whose places on the wire
+     * are {@code mids}, in rank order. Views are told in epoch order on every worker; the rounds of every key
+     * are carried over by {@link Recovery}, and the ops waiting go on under the new view.
+     *
+     * @throws IllegalStateException if the exchange is not elastic, or this worker is not in the view
+     */
+    public void changeView(int epoch, int[] mids) {
+        synchronized (this) {
+            if (!elastic) {
+                throw new IllegalStateException("rank " + rank + ": a job that is not elastic has one view");
+            }
+            change.begin(epoch, mids);
+        }
+        advanceAll();
     }
 
     /** Rank {@code r} is lost: every op that waits, and every later one, fails naming it. */
     public void lost(int r, String why) {
+        synchronized (this) {
+            if (saidBye[r]) {
+                return;
+            }
+        }
+        failAll(why);
+    }
+
+    /** Every op that waits, and every later one, fails with {@code why} (the job cannot go on for this worker). */
+    void failAll(String why) {
         Map<PeerKey.Waiter, String> failed = new java.util.HashMap<>();
         synchronized (this) {
-            if (lost != null || saidBye[r]) {
+            if (lost != null) {
                 return;
             }
             lost = why;
@@ -353,12 +399,13 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     /** Whether the op that waits on {@code pk} has what it waits for. */
-    private boolean satisfied(PeerKey pk) {
+    boolean satisfied(PeerKey pk) {
         PeerKey.Waiter w = pk.waiter;
-        return w != null && w.writes == 0 && pk.applied.reached(w.round, w.closedPeriod, closedThrough());
+        // A copy behind a view change's agreed round reaches nothing until what it is sent arrives.
+        return w != null && w.writes == 0 && !pk.recovering && pk.applied.reached(w.round, w.closedPeriod, closedThrough());
     }
 
-    private void written(PeerKey pk, PeerKey.Waiter w) {
+    void written(PeerKey pk, PeerKey.Waiter w) {
         synchronized (this) {
             w.writes--;
         }
@@ -372,67 +419,13 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     /**
-     * Applies the rounds the waiting op of {@code name} may apply, in order, one thread at a time per key
-     * (the updater runs outside the lock), then completes the op if it has what it waits for.
+     * Applies the rounds the waiting op of {@code name} may apply, in order, one thread at a time per key (the
+     * updater runs outside the lock), then completes the op if it has what it waits for ({@link Advance}).
      */
     void advance(String name) {
         PeerKey pk = keys.get(name);
-        if (pk == null) {
-            return;
-        }
-        while (true) {
-            PeerKey.Waiter complete = null;
-            PeerKey.RoundSum sum;
-            long round;
-            synchronized (this) {
-                if (pk.applying || pk.key == null || pk.waiter == null) {
-                    return;
-                }
-                round = pk.applied.next(closedThrough());
-                if (round < 0) {
-                    if (!satisfied(pk)) {
-                        return;
-                    }
-                    complete = pk.waiter;
-                    pk.waiter = null;
-                    sum = null;
-                } else {
-                    sum = pk.sums.remove(round);
-                    pk.applying = true;
-                }
-            }
-            if (complete != null) {
-                complete.done.complete();
-                return;
-            }
-            RuntimeException failed = null;
-            try {
-                if (sum.hasData) {
-                    applier.apply(pk.key, sum.floats(0, pk.layout.length()));
-                }
-            } catch (RuntimeException e) {
-                failed = e;
-            }
-            PeerKey.Waiter w;
-            synchronized (this) {
-                pk.give(sum.buf);
-                pk.applied.applied(round);
-                pk.applying = false;
-                Long pushed = pk.pushedAt.remove(round);
-                if (pushed != null) {
-                    stats.roundLatency(System.nanoTime() - pushed);
-                }
-                w = failed == null ? null : pk.waiter;
-                if (w != null) {
-                    pk.waiter = null;
-                    pk.broken = failed.getMessage();
-                }
-            }
-            stats.roundCompleted();
-            if (w != null) {
-                w.done.fail(failed);
-                return;
-            }
+        if (pk != null) {
+            advancing.run(pk);
         }
     }
 
@@ -468,6 +461,7 @@ public final class PeerExchange implements AutoCloseable {
         transport.close();
         synchronized (this) {
             keys.values().forEach(PeerKey::release);
+            change.release();
         }
     }
 }

@@ -60,11 +60,12 @@ final class PeerKey {
         }
     }
 
-    final KeyLayout layout;
+    /** How the key's rounds are summed in the view installed. */
+    KeyLayout layout;
     /** The store's key, once this worker's init ran (a peer's frames may come first). */
     Key key;
     /** The rounds' sums that reached this worker, and the ones applied; started by this worker's init. */
-    final AppliedRounds applied;
+    AppliedRounds applied;
     final Map<Integer, RoundState<Slot>> reducing = new HashMap<>();
     final TreeMap<Long, RoundSum> sums = new TreeMap<>();
     /** Buffers kept for the next rounds, by size: a few per size (a round or two of a key are open at once). */
@@ -80,6 +81,20 @@ final class PeerKey {
     boolean applying;
     /** Why the key's rounds cannot go on (a rank whose part it summed closed, a shape mismatch), or null. */
     String broken;
+
+    // -------------------------------------------------------------- elastic jobs ({@link Recovery})
+
+    /** This worker's pushes (copies) whose rounds are not applied yet, by round: sent again at a view change. */
+    final TreeMap<Long, ByteBuf> open = new TreeMap<>();
+    /** This worker's skipped pushes whose rounds are not applied yet. */
+    final java.util.TreeSet<Long> skips = new java.util.TreeSet<>();
+    /** The sum of the last round applied, kept to forward to a survivor one round behind; null if none. */
+    RoundSum kept;
+    /** Whether the copy waits for what a view change's recovery sends it (a forward or a state). */
+    boolean recovering;
+    /** A survivor's state of the key as of a view change's agreed round, for this started copy, behind it. */
+    ByteBuf state;
+    Frame stateFrame;
 
     PeerKey(KeyLayout layout) {
         this.layout = layout;
@@ -117,8 +132,17 @@ final class PeerKey {
         b.release();
     }
 
-    /** Frees what the key holds (at close). */
-    void release() {
+    /**
+     * The key as laid out for a new view: what reducers here held and the sums of rounds not applied are the
+     * old view's and are dropped (the rounds they belong to are summed again under the new view).
+     */
+    void changeView(KeyLayout next) {
+        dropRounds();
+        layout = next;
+        applied = applied.changeView(next.chunks().size());
+    }
+
+    private void dropRounds() {
         sums.values().forEach(s -> s.buf.release());
         sums.clear();
         reducing.values().forEach(r -> r.forEachPending((round, rank, kind, slot) -> {
@@ -127,6 +151,33 @@ final class PeerKey {
             }
         }));
         reducing.clear();
+    }
+
+    /** Round {@code round} is applied: this worker's pushes of it and before are done with. */
+    void closeOpen(long round) {
+        while (!open.isEmpty() && open.firstKey() <= round) {
+            give(open.pollFirstEntry().getValue());
+        }
+    }
+
+    /** The last round this worker pushed or skipped that is not applied yet, or 0. */
+    long lastOpen() {
+        return Math.max(open.isEmpty() ? 0 : open.lastKey(), skips.isEmpty() ? 0 : skips.last());
+    }
+
+    /** Frees what the key holds (at close). */
+    void release() {
+        dropRounds();
+        open.values().forEach(ByteBuf::release);
+        open.clear();
+        if (kept != null) {
+            kept.buf.release();
+            kept = null;
+        }
+        if (state != null) {
+            state.release();
+            state = null;
+        }
         if (init != null) {
             init.release();
             init = null;
@@ -135,7 +186,11 @@ final class PeerKey {
         spare.clear();
     }
 
-    /** Takes rank 0's init into this worker's copy, once both the init and this worker's key are here (under the exchange's lock). */
+    /**
+     * Takes rank 0's init (or, a copy that never had it, a view change's state as of the agreed round) into
+     * this worker's copy, once both it and this worker's key are here (under the exchange's lock; the key's
+     * init op, which holds its stored value, is the one that waits for it).
+     */
     void takeInit() {
         if (key == null || init == null || applied.started()) {
             return;
@@ -152,11 +207,18 @@ final class PeerKey {
         }
         ByteBuffer value = b.nioBuffer(0, k.length() * Float.BYTES);
         k.storedBytes().put(value);
-        float[] state = new float[f.offset() * k.length()];
-        b.nioBuffer(k.length() * Float.BYTES, state.length * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer()
-                .get(state);
+        float[] st = new float[f.offset() * k.length()];
+        b.nioBuffer(k.length() * Float.BYTES, st.length * Float.BYTES).order(ByteOrder.nativeOrder()).asFloatBuffer()
+                .get(st);
         b.release();
-        k.restoreFrom(state, f.count(), f.round());
+        boolean transferred = f.type() == Frame.Type.STATE;
+        // A survivor's state as of a view change's agreed round: this copy starts as of that round.
+        k.restoreFrom(st, f.count(), transferred ? org.depengine.kvstore.spi.Rounds.of(
+                org.depengine.kvstore.spi.Rounds.period(f.round()), 0) : f.round());
         applied.start(k.initRound(), k.initPeriod());
+        if (transferred && f.round() > applied.applied()) {
+            applied.recoveredTo(f.round());
+        }
+        recovering = false;
     }
 }

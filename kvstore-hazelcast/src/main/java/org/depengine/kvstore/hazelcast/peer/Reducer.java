@@ -69,8 +69,8 @@ final class Reducer {
                         ByteBuf part = parts.isEmpty() ? null
                                 : SharedView.toRead(sum.buf, c.offset() * Float.BYTES, c.count() * Float.BYTES);
                         x.stats.sent(part == null ? 0 : part.readableBytes());
-                        x.transport.send(to, Frame.sum(r.round(), pk.layout.key(), pk.layout.length(), c.offset(),
-                                parts.isEmpty() ? -1 : c.count()), part);
+                        x.out.to(to, Frame.sum(r.round(), pk.layout.key(), pk.layout.length(), c.offset(),
+                                parts.isEmpty() ? -1 : c.count()), part, null);
                     }
                 }
             }
@@ -114,7 +114,7 @@ final class Reducer {
             sentClosed = all == Integer.MAX_VALUE ? Integer.MAX_VALUE : sentClosed + 1;
             for (int to = 0; to < workers; to++) {
                 if (to != rank && !x.saidBye[to]) {
-                    x.transport.send(to, Frame.closed(rank, sentClosed), null);
+                    x.out.to(to, Frame.closed(rank, sentClosed), null, null);
                 }
             }
             x.closedBy[rank] = sentClosed;

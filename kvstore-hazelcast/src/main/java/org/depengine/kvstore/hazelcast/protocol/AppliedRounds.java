@@ -34,6 +34,8 @@ public final class AppliedRounds {
     /** The round applied before the last one, or -1: unknown (the copy is its init's, or came by a state transfer). */
     private long previous = -1;
     private final TreeMap<Long, int[]> arrived = new TreeMap<>();
+    /** A round a view change's recovery forwarded whole, to apply next whatever the periods closed; or -1. */
+    private long forwarded = -1;
 
     /**
      * Rounds whose sums arrive in {@code chunks} parts; nothing is applied before {@link #start} (sums may
@@ -74,18 +76,17 @@ public final class AppliedRounds {
     }
 
     /**
-     * This worker's copy is now as of {@code round}, by a view change's recovery: {@code fromItsSum} when it
-     * applied that round's sum (forwarded by a survivor), else it took a survivor's state as of it. Parts
-     * that arrived of rounds up to it are dropped.
+     * This worker's copy is now as of {@code round}: it took a survivor's state as of that round, in a view
+     * change's recovery. Parts that arrived of rounds up to it are dropped; the round before is not known.
      *
      * @throws IllegalStateException if the copy is as of {@code round} or later already
      */
-    public void recoveredTo(long round, boolean fromItsSum) {
+    public void recoveredTo(long round) {
         if (started && round <= applied()) {
             throw new IllegalStateException("round " + Rounds.text(round) + " is not after round " + Rounds.text(applied())
                     + ", which this copy applied already");
         }
-        previous = fromItsSum && started ? applied() : -1;
+        previous = -1;
         if (!started) {
             startPeriod = Rounds.period(round);
             started = true;
@@ -93,6 +94,24 @@ public final class AppliedRounds {
         appliedPeriod = Rounds.period(round);
         appliedIndex = Rounds.index(round);
         arrived.headMap(round, true).clear();
+        if (forwarded <= round) {
+            forwarded = -1;
+        }
+    }
+
+    /**
+     * {@code round}'s whole sum was forwarded by a view change's recovery, which agreed that it is the round
+     * after this copy's: it is applied next, whether or not its period's predecessors are closed here.
+     *
+     * @throws IllegalStateException if the copy has no init yet or is past {@code round}
+     */
+    public void forwarded(long round) {
+        if (!started || round <= applied()) {
+            throw new IllegalStateException("round " + Rounds.text(round) + " cannot be forwarded to a copy "
+                    + (started ? "as of round " + Rounds.text(applied()) : "without its init"));
+        }
+        arrived.put(round, new int[] {chunks});
+        forwarded = round;
     }
 
     /** The round applied before {@link #applied()}, or -1 when not known (the copy is its init's, or a transferred state's). */
@@ -146,6 +165,9 @@ public final class AppliedRounds {
             return -1;
         }
         long r = first.getKey();
+        if (r == forwarded) {
+            return r;
+        }
         int p = Rounds.period(r);
         long i = Rounds.index(r);
         if (p == appliedPeriod && i == appliedIndex + 1) {
@@ -163,6 +185,9 @@ public final class AppliedRounds {
             throw new IllegalStateException("round " + Rounds.text(round) + " applied out of order");
         }
         previous = applied();
+        if (round == forwarded) {
+            forwarded = -1;
+        }
         appliedPeriod = Rounds.period(round);
         appliedIndex = Rounds.index(round);
     }

@@ -11,7 +11,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
@@ -35,6 +37,12 @@ import org.junit.jupiter.api.Test;
  * and at the end every worker's copy, optimizer state and update count must equal the model's, bit for bit.
  * Keys are split into parts summed by different workers and small keys summed by every worker; the
  * updaters are assign, sum, SGD, momentum and Adam. 300 seeds; 3,000 with {@code -Ddepengine.test.long=true}.
+ *
+ * <p>Elastic jobs too: 2 to 4 workers, one or two of them lost at random moments (what a lost worker had
+ * sent arrives or not, a prefix of each link), each survivor told each view at its own moment, in order, as
+ * the membership would. Then every survivor must finish its program, its pulls must give values of the
+ * serial model of the elastic rule ({@code docs/elastic-design.md} section 3: each round summed over the
+ * members of the view the change's agreed rounds give it), and its final copy must equal that model's.
  */
 class WorkerRoundsModelCheckTest {
     private static final int PERIODS = 3;
@@ -54,7 +62,30 @@ class WorkerRoundsModelCheckTest {
     void everyInterleavingGivesTheSerialModelsValues() {
         int seeds = Boolean.getBoolean("depengine.test.long") ? 3000 : 300;
         for (long seed = 1; seed <= seeds; seed++) {
-            run(seed);
+            run(seed, false);
+        }
+    }
+
+    @Test
+    void elasticJobsLosingWorkersAtAnyMomentEndInTheRulesSerialModel() {
+        int seeds = Boolean.getBoolean("depengine.test.long") ? 3000 : 300;
+        int changes = 0;
+        for (long seed = ONLY_SEED > 0 ? ONLY_SEED : 1; seed <= (ONLY_SEED > 0 ? ONLY_SEED : seeds); seed++) {
+            try {
+                changes += run(seed, true);
+            } catch (RuntimeException e) {
+                throw new AssertionError("seed " + seed + ": " + e, e);
+            }
+        }
+        assertTrue(changes > seeds / 2, "only " + changes + " view changes in " + seeds + " runs");
+    }
+
+    /** With {@code -Ddepengine.test.seed=N}, only seed N runs (elastic), and what happens is printed. */
+    private static final long ONLY_SEED = Long.getLong("depengine.test.seed", 0);
+
+    private static void dbg(java.util.function.Supplier<String> s) {
+        if (ONLY_SEED > 0) {
+            System.err.println(s.get());
         }
     }
 
@@ -62,9 +93,10 @@ class WorkerRoundsModelCheckTest {
     private record Op(String kind, int key, long round, float[] data) {
     }
 
-    private void run(long seed) {
+    /** Runs one seed; returns the views installed after the first. */
+    private int run(long seed, boolean elastic) {
         Random rnd = new Random(seed);
-        int n = 1 + rnd.nextInt(3);
+        int n = elastic ? 2 + rnd.nextInt(3) : 1 + rnd.nextInt(3);
         int splitFloats = new int[] {1, 2, 4, 1 << 20}[rnd.nextInt(4)];
         int[] lengths = {1 + rnd.nextInt(5), 2 + rnd.nextInt(7)};
         Updater updater = switch (rnd.nextInt(5)) {
@@ -91,7 +123,8 @@ class WorkerRoundsModelCheckTest {
         for (int r = 0; r < n; r++) {
             List<Op> prog = new ArrayList<>();
             for (int k = 0; k < 2; k++) {
-                prog.add(new Op("init", k, 0, r == 0 ? initValues[k] : new float[lengths[k]]));
+                // Elastic jobs init every worker's key alike: any survivor may have to give the init.
+                prog.add(new Op("init", k, 0, r == 0 || elastic ? initValues[k] : new float[lengths[k]]));
             }
             programs.add(prog);
         }
@@ -128,35 +161,51 @@ class WorkerRoundsModelCheckTest {
                 programs.get(r).add(new Op("pull", k, Rounds.of(PERIODS, 0), null));
             }
         }
-        // The serial model: each round's rank-order sum, through the updater, in round order.
-        List<List<UpdatedValue>> after = new ArrayList<>(); // [key] -> value after each round, in order
-        List<List<Long>> roundIds = new ArrayList<>();
-        for (int k = 0; k < 2; k++) {
-            UpdatedValue v = new UpdatedValue(initValues[k].clone(), new float[0], 0);
-            List<UpdatedValue> states = new ArrayList<>();
-            List<Long> ids = new ArrayList<>();
-            states.add(v.copy());
-            ids.add(0L);
-            for (int p = 0; p < PERIODS; p++) {
-                List<float[][]> rs = rounds.get(k).get(p);
-                for (int i = 0; i < rs.size(); i++) {
-                    List<float[]> data = new ArrayList<>();
-                    for (float[] part : rs.get(i)) {
-                        if (part != null && part.length > 0) {
-                            data.add(part);
+        Simulation sim = new Simulation(seed, rnd, n, splitFloats, lengths, updater, programs, elastic);
+        sim.run(membersOf -> {
+            // The serial model: each round's rank-order sum over the members of its view, through the updater.
+            List<List<UpdatedValue>> after = new ArrayList<>(); // [key] -> value after each round, in order
+            List<List<Long>> roundIds = new ArrayList<>();
+            for (int k = 0; k < 2; k++) {
+                UpdatedValue v = new UpdatedValue(initValues[k].clone(), new float[0], 0);
+                List<UpdatedValue> states = new ArrayList<>();
+                List<Long> ids = new ArrayList<>();
+                states.add(v.copy());
+                ids.add(0L);
+                for (int p = 0; p < PERIODS; p++) {
+                    List<float[][]> rs = rounds.get(k).get(p);
+                    for (int i = 0; i < rs.size(); i++) {
+                        long id = Rounds.of(p, i + 1);
+                        int[] members = membersOf.apply(k, id);
+                        List<float[]> data = new ArrayList<>();
+                        boolean any = false;
+                        for (int m : members) {
+                            float[] part = rs.get(i)[m];
+                            any |= part != null;
+                            if (part != null && part.length > 0) {
+                                data.add(part);
+                            }
                         }
+                        if (!any) {
+                            continue; // no member of its view pushed it: no such round
+                        }
+                        if (!data.isEmpty()) {
+                            v.apply(updater, "k" + k, Sums.of(data));
+                        }
+                        states.add(v.copy());
+                        ids.add(id);
                     }
-                    if (!data.isEmpty()) {
-                        v.apply(updater, "k" + k, Sums.of(data));
-                    }
-                    states.add(v.copy());
-                    ids.add(Rounds.of(p, i + 1));
                 }
+                after.add(states);
+                roundIds.add(ids);
             }
-            after.add(states);
-            roundIds.add(ids);
-        }
-        new Simulation(seed, rnd, n, splitFloats, lengths, updater, programs, after, roundIds).run();
+            return new Model(after, roundIds);
+        });
+        return sim.views.size() - 1;
+    }
+
+    /** The serial model: per key, the value after each round, and the rounds. */
+    private record Model(List<List<UpdatedValue>> after, List<List<Long>> roundIds) {
     }
 
     private static void part(List<List<List<float[][]>>> rounds, int k, int p, int index, int rank, int n, float[] data) {
@@ -183,40 +232,67 @@ class WorkerRoundsModelCheckTest {
         private final int[] lengths;
         private final Updater updater;
         private final List<List<Op>> programs;
-        private final List<List<UpdatedValue>> model;
-        private final List<List<Long>> modelRounds;
+        private final boolean elastic;
         private final PeerExchange[] workers;
         private final Key[][] keys;
         private final int[] next;
-        private final boolean[] busy;
+        /** Per worker, its ops started and not completed, and its ops started (their indices in its program). */
+        private final List<java.util.Set<Integer>> running = new ArrayList<>();
+        private final List<java.util.Set<Integer>> startedOps = new ArrayList<>();
         private final int[] endedPeriod;
         private final List<Deque<Runnable>> channels = new ArrayList<>(); // [from * n + to]
         private final Deque<Runnable> completions = new ArrayDeque<>();
+        /** Elastic jobs: which workers are lost, the views (places of their members), the next view each worker is told. */
+        private final boolean[] dead;
+        final List<int[]> views = new ArrayList<>();
+        private final int[] told;
+        private final int maxLosses;
+        private int losses;
+        /** Per view installed anywhere, each key's agreed round. */
+        private final Map<Integer, Map<String, Long>> agreed = new HashMap<>();
+        /** The pulls made: checked against the model once the run's views are known. */
+        private final List<Object[]> pulls = new ArrayList<>();
         private String failure;
 
         Simulation(long seed, Random rnd, int n, int splitFloats, int[] lengths, Updater updater, List<List<Op>> programs,
-                   List<List<UpdatedValue>> model, List<List<Long>> modelRounds) {
+                   boolean elastic) {
             this.seed = seed;
             this.rnd = rnd;
             this.n = n;
             this.lengths = lengths;
             this.updater = updater;
             this.programs = programs;
-            this.model = model;
-            this.modelRounds = modelRounds;
+            this.elastic = elastic;
             this.workers = new PeerExchange[n];
             this.keys = new Key[n][2];
             this.next = new int[n];
-            this.busy = new boolean[n];
+            for (int r = 0; r < n; r++) {
+                running.add(new java.util.HashSet<>());
+                startedOps.add(new java.util.HashSet<>());
+            }
             this.endedPeriod = new int[n];
+            this.dead = new boolean[n];
+            this.told = new int[n];
+            Arrays.fill(told, 1);
+            this.maxLosses = elastic ? 1 + rnd.nextInt(Math.min(2, n - 1)) : 0;
+            int[] first = new int[n];
+            Arrays.setAll(first, i -> i);
+            views.add(first);
             Arrays.fill(endedPeriod, -1);
             for (int i = 0; i < n * n; i++) {
                 channels.add(new ArrayDeque<>());
             }
             for (int r = 0; r < n; r++) {
                 int from = r;
-                workers[r] = new PeerExchange(r, n, splitFloats, 60_000, (key, sum) -> apply(key, sum), null, new StoreStats(),
-                        in -> new MemoryWire(from));
+                workers[r] = new PeerExchange(r, n, splitFloats, 60_000, elastic, (key, sum) -> apply(key, sum), null,
+                        new StoreStats(), in -> new MemoryWire(from));
+                workers[r].onViewInstalled((epoch, rank, size, rounds) -> {
+                    dbg(() -> "w" + from + " installed " + epoch + " as rank " + rank + " agreed " + rounds);
+                    Map<String, Long> before = agreed.putIfAbsent(epoch, new HashMap<>(rounds));
+                    if (before != null && !before.equals(rounds)) {
+                        failure = "view " + epoch + "'s agreed rounds differ between workers: " + before + ", " + rounds;
+                    }
+                });
                 for (int k = 0; k < 2; k++) {
                     keys[r][k] = new Key(engine, "k" + k, lengths[k], 0);
                 }
@@ -224,21 +300,49 @@ class WorkerRoundsModelCheckTest {
         }
 
         private void apply(Key key, FloatBuffer sum) {
+            dbg(() -> {
+                float[] g = new float[sum.remaining()];
+                sum.duplicate().get(g);
+                return "apply " + key.name() + " step " + (key.steps() + 1) + " sum " + Arrays.toString(g);
+            });
             Updater u = updater;
             u.update(key.name(), sum.asReadOnlyBuffer(), key.stored(), key.updaterState(u.stateFloats()), key.nextStep());
         }
 
-        void run() {
+        void run(java.util.function.Function<java.util.function.BiFunction<Integer, Long, int[]>, Model> modelOf) {
             int guard = 0;
             while (true) {
                 if (failure != null) {
                     fail("seed " + seed + ": " + failure);
                 }
                 List<Runnable> choices = new ArrayList<>();
+                List<Integer> live = new ArrayList<>();
                 for (int r = 0; r < n; r++) {
+                    if (!dead[r]) {
+                        live.add(r);
+                    }
+                }
+                if (losses < maxLosses && live.size() > 1 && rnd.nextInt(30) == 0) {
+                    lose(live.get(rnd.nextInt(live.size())));
+                    continue;
+                }
+                for (int r : live) {
                     int w = r;
-                    if (!busy[r] && next[r] < programs.get(r).size()) {
-                        choices.add(() -> start(w));
+                    for (int i = next[r]; i < programs.get(r).size(); i++) {
+                        if (!startedOps.get(r).contains(i) && mayStart(r, i)) {
+                            int op = i;
+                            choices.add(() -> start(w, op));
+                        }
+                        if (!elastic) {
+                            break;
+                        }
+                    }
+                    if (told[r] < views.size()) {
+                        choices.add(() -> {
+                            int e = told[w]++;
+                            dbg(() -> "tell " + w + " view " + e + " " + Arrays.toString(views.get(e)));
+                            workers[w].changeView(e, views.get(e));
+                        });
                     }
                 }
                 for (Deque<Runnable> ch : channels) {
@@ -258,14 +362,40 @@ class WorkerRoundsModelCheckTest {
                 }
             }
             for (int r = 0; r < n; r++) {
-                assertTrue(next[r] == programs.get(r).size() && !busy[r], "seed " + seed + ": rank " + r
+                int w = r;
+                dbg(() -> {
+                    StringBuilder sb = new StringBuilder("w" + w + (dead[w] ? " (dead)" : "") + " next " + next[w] + " running ");
+                    running.get(w).forEach(i -> sb.append(programs.get(w).get(i)).append(' '));
+                    sb.append("\n   program ");
+                    for (Op o : programs.get(w)) {
+                        sb.append(o.kind()).append(" k").append(o.key()).append(' ').append(Rounds.text(o.round())).append("; ");
+                    }
+                    return sb.toString();
+                });
+            }
+            Model m = modelOf.apply(this::membersOf);
+            for (Object[] pull : pulls) {
+                if (dead[(Integer) pull[0]]) {
+                    continue; // a lost worker may have seen a round no survivor applied, which the survivors redo
+                }
+                check(m, (Integer) pull[0], (Op) pull[1], (float[]) pull[2], (Boolean) pull[3]);
+                if (failure != null) {
+                    fail("seed " + seed + ": " + failure);
+                }
+            }
+            for (int r = 0; r < n; r++) {
+                if (dead[r]) {
+                    continue;
+                }
+                assertTrue(next[r] == programs.get(r).size() && running.get(r).isEmpty(), "seed " + seed + ": rank " + r
                         + " is stuck at op " + next[r] + " of " + programs.get(r).size() + " (" + (next[r] > 0
-                        ? programs.get(r).get(next[r] - 1) : "none") + ")");
+                        ? programs.get(r).get(next[r] - 1) : "none") + "), views " + views.size() + ", agreed " + agreed);
                 for (int k = 0; k < 2; k++) {
-                    UpdatedValue last = model.get(k).get(model.get(k).size() - 1);
+                    UpdatedValue last = m.after().get(k).get(m.after().get(k).size() - 1);
                     float[] got = new float[lengths[k]];
                     keys[r][k].stored().get(got);
-                    assertArrayEquals(last.value(), got, "seed " + seed + ": rank " + r + "'s final copy of k" + k);
+                    assertArrayEquals(last.value(), got, "seed " + seed + ": rank " + r + "'s final copy of k" + k
+                            + " (agreed " + agreed + ")");
                     assertEquals(last.steps(), keys[r][k].steps(), "seed " + seed + ": rank " + r + "'s update count of k" + k);
                     if (last.state().length > 0) {
                         assertArrayEquals(last.state(), keys[r][k].stateCopy(), "seed " + seed + ": rank " + r + "'s state");
@@ -277,19 +407,59 @@ class WorkerRoundsModelCheckTest {
             }
         }
 
-        private void start(int r) {
-            Op op = programs.get(r).get(next[r]++);
-            busy[r] = true;
+        /** The workers (places, in rank order) whose pushes make round {@code round} of key {@code k}, by the changes' agreed rounds. */
+        private int[] membersOf(int k, long round) {
+            int view = 0;
+            for (int e = 1; e < views.size(); e++) {
+                if (!agreed.containsKey(e)) {
+                    continue; // a view no worker installed (a later one replaced it first)
+                }
+                // A key no survivor knew when e came has all its rounds summed in e or later.
+                long a = agreed.get(e).getOrDefault("k" + k, -1L);
+                if (round > a) {
+                    view = e; // summed in view e: no survivor had applied it when e came
+                }
+            }
+            return views.get(view);
+        }
+
+        /** Worker {@code w} is lost: what it sent arrives or not (a prefix of each link); nothing reaches it any more. */
+        private void lose(int w) {
+            dbg(() -> "LOSE " + w);
+            losses++;
+            dead[w] = true;
+            for (int to = 0; to < n; to++) {
+                Deque<Runnable> out = channels.get(w * n + to);
+                int keep = rnd.nextInt(out.size() + 1);
+                while (out.size() > keep) {
+                    out.pollLast();
+                }
+                channels.get(to * n + w).clear();
+            }
+            int[] last = views.get(views.size() - 1);
+            views.add(Arrays.stream(last).filter(m -> m != w).toArray());
+        }
+
+        private void start(int r, int index) {
+            startedOps.get(r).add(index);
+            while (startedOps.get(r).contains(next[r])) {
+                next[r]++; // the first op not started
+            }
+            Op op = programs.get(r).get(index);
+            dbg(() -> "w" + r + " starts " + op.kind() + " k" + op.key() + " " + Rounds.text(op.round()) + " " + Arrays.toString(op.data()));
+            running.get(r).add(index);
             CallbackOnComplete done = new CallbackOnComplete() {
                 @Override
                 public void complete() {
-                    completions.add(() -> finished(r, op));
+                    completions.add(() -> finished(r, index, op));
                 }
 
                 @Override
                 public void fail(Throwable error) {
-                    failure = "rank " + r + "'s " + op.kind() + " of k" + op.key() + " round " + Rounds.text(op.round())
-                            + " failed: " + error;
+                    if (!dead[r]) {
+                        failure = "rank " + r + "'s " + op.kind() + " of k" + op.key() + " round " + Rounds.text(op.round())
+                                + " failed: " + error;
+                    }
                 }
             };
             Key k = op.key() < 0 ? null : keys[r][op.key()];
@@ -312,27 +482,57 @@ class WorkerRoundsModelCheckTest {
             }
         }
 
-        private void finished(int r, Op op) {
-            busy[r] = false;
+        /**
+         * Whether worker {@code r}'s op {@code i} may start: the engine orders a worker's ops of one key, and a
+         * period's end after every op before it (and every op after it after it). A job that is not elastic runs
+         * one op at a time (its push completes at once, so that order is the same).
+         */
+        private boolean mayStart(int r, int i) {
+            if (!elastic) {
+                return running.get(r).isEmpty();
+            }
+            Op op = programs.get(r).get(i);
+            for (int j = 0; j < i; j++) {
+                boolean done = startedOps.get(r).contains(j) && !running.get(r).contains(j);
+                Op before = programs.get(r).get(j);
+                if (!done && (before.key() == op.key() || before.key() < 0 || op.key() < 0)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private void finished(int r, int index, Op op) {
+            if (dead[r]) {
+                return;
+            }
+            running.get(r).remove(index);
             if (!op.kind().equals("pull")) {
                 return;
             }
             float[] got = new float[lengths[op.key()]];
             keys[r][op.key()].stored().get(got);
-            List<Long> ids = modelRounds.get(op.key());
+            pulls.add(new Object[] {r, op, got, endedPeriod[r] >= Rounds.period(op.round())});
+        }
+
+        private void check(Model m, int r, Op op, float[] got, boolean laterAllowed) {
+            List<Long> ids = m.roundIds().get(op.key());
             int at = Rounds.index(op.round()) == 0 ? lastOfPeriodsBefore(ids, Rounds.period(op.round()))
                     : ids.indexOf(op.round());
-            boolean laterAllowed = endedPeriod[r] >= Rounds.period(op.round());
+            if (at < 0) {
+                failure = "rank " + r + " pulled round " + Rounds.text(op.round()) + " of k" + op.key() + ", which the model lacks";
+                return;
+            }
             for (int i = at; i < ids.size(); i++) {
                 if (i > at && (!laterAllowed || Rounds.period(ids.get(i)) != Rounds.period(op.round()))) {
                     break;
                 }
-                if (Arrays.equals(model.get(op.key()).get(i).value(), got)) {
+                if (Arrays.equals(m.after().get(op.key()).get(i).value(), got)) {
                     return;
                 }
             }
             failure = "rank " + r + "'s pull of k" + op.key() + " round " + Rounds.text(op.round()) + " gave "
-                    + Arrays.toString(got) + ", the model " + Arrays.toString(model.get(op.key()).get(at).value());
+                    + Arrays.toString(got) + ", the model " + Arrays.toString(m.after().get(op.key()).get(at).value());
         }
 
         private static int lastOfPeriodsBefore(List<Long> ids, int period) {
@@ -360,7 +560,20 @@ class WorkerRoundsModelCheckTest {
                     payload.release();
                 }
                 if (onWritten != null) {
-                    completions.add(onWritten);
+                    completions.add(() -> {
+                        if (!dead[from]) {
+                            onWritten.run();
+                        }
+                    });
+                }
+                if (f.type() != Frame.Type.PUSH && f.type() != Frame.Type.SUM) {
+                    dbg(() -> "w" + from + " -> w" + peer + " " + f.type() + " " + f.key() + " epoch " + f.epoch() + " round " + f.round());
+                }
+                if (dead[peer] || dead[from]) {
+                    if (copy != null) {
+                        copy.release();
+                    }
+                    return;
                 }
                 channels.get(from * n + peer).add(() -> {
                     PeerExchange to = workers[peer];

@@ -52,21 +52,26 @@ class AppliedRoundsTest {
     }
 
     @Test
-    void recoveryMovesTheCopyForwardByASumOrByAState() {
+    void recoveryMovesTheCopyForwardByAForwardedSumOrByAState() {
         AppliedRounds a = new AppliedRounds(1);
         a.start(0, 0);
-        a.arrived(R3);
-        a.recoveredTo(R2, true);
-        assertEquals(R2, a.applied());
-        assertEquals(0, a.previous());
-        assertEquals(R3, a.next(-1), "round 3's sum, arrived before, applies next");
-        a.recoveredTo(R3, false);
+        a.arrived(R1);
+        a.applied(a.next(-1));
+        long firstOfNext = Rounds.of(1, 1);
+        a.forwarded(firstOfNext);
+        assertEquals(firstOfNext, a.next(-1), "a forwarded round applies next, though period 0 is not closed here");
+        a.applied(firstOfNext);
+        assertEquals(R1, a.previous());
+        a.arrived(Rounds.of(1, 3));
+        a.recoveredTo(Rounds.of(1, 2));
         assertEquals(-1, a.previous(), "a state transfer leaves no round before");
-        assertEquals(-1, a.next(-1));
-        assertThrows(IllegalStateException.class, () -> a.recoveredTo(R3, true));
+        assertEquals(Rounds.of(1, 3), a.next(-1), "round 3's sum, arrived before, applies next");
+        assertThrows(IllegalStateException.class, () -> a.recoveredTo(Rounds.of(1, 2)));
+        assertThrows(IllegalStateException.class, () -> a.forwarded(R3));
+        assertThrows(IllegalStateException.class, () -> new AppliedRounds(1).forwarded(R1));
 
         AppliedRounds fresh = new AppliedRounds(1);
-        fresh.recoveredTo(Rounds.of(2, 4), false); // a worker that never had the init
+        fresh.recoveredTo(Rounds.of(2, 4)); // a worker that never had the init
         assertTrue(fresh.started());
         assertEquals(Rounds.of(2, 4), fresh.applied());
         assertEquals(2, fresh.startPeriod());

@@ -85,6 +85,8 @@ class ElasticRoundsModelCheckTest {
         AppliedRounds applied;
         long[] kept;
         long keptEpoch;
+        /** The view a forwarded sum waiting here was made in, or -1. */
+        long sumEpoch = -1;
         long pushed;
         long[] pushedData;
         int myEnded = -1;
@@ -302,10 +304,13 @@ class ElasticRoundsModelCheckTest {
             for (long r = w.applied.next(closedThrough); r >= 0; r = w.applied.next(closedThrough)) {
                 long[] sum = w.sums.remove(r);
                 update(w.value, sum);
-                w.history.add(new long[] {r, w.epoch});
+                // A forwarded sum was made in the view its sender applied it in; any other, in this one.
+                long epoch = w.sumEpoch >= 0 ? w.sumEpoch : w.epoch;
+                w.sumEpoch = -1;
+                w.history.add(new long[] {r, epoch});
                 w.applied.applied(r);
                 w.kept = sum;
-                w.keptEpoch = w.epoch;
+                w.keptEpoch = epoch;
                 trace.append(w.id).append(" applies ").append(Rounds.text(r)).append(" of view ").append(w.epoch).append('\n');
             }
         }
@@ -334,11 +339,9 @@ class ElasticRoundsModelCheckTest {
                     apply(w);
                 }
                 case FORWARD -> {
-                    update(w.value, f.data());
-                    w.history.add(new long[] {f.round(), f.period()});
-                    w.applied.recoveredTo(f.round(), true);
-                    w.kept = f.data();
-                    w.keptEpoch = f.period();
+                    w.sums.put(f.round(), f.data());
+                    w.sumEpoch = f.period();
+                    w.applied.forwarded(f.round());
                     w.awaiting = false;
                     trace.append(w.id).append(" takes the forward of ").append(Rounds.text(f.round())).append('\n');
                     apply(w);
@@ -346,7 +349,7 @@ class ElasticRoundsModelCheckTest {
                 case STATE -> {
                     w.value = f.data().clone();
                     w.history = new ArrayList<>(f.history());
-                    w.applied.recoveredTo(f.round(), false);
+                    w.applied.recoveredTo(f.round());
                     w.kept = null;
                     w.awaiting = false;
                     trace.append(w.id).append(" takes the state as of ").append(Rounds.text(f.round())).append('\n');
