@@ -120,11 +120,53 @@ public interface KVStore extends AutoCloseable {
     /** The engine this store pushes its ops to. */
     Engine engine();
 
-    /** This worker's rank, in {@code [0, numWorkers())}; 0 for {@code local}. */
+    /**
+     * This worker's rank, in {@code [0, numWorkers())}; 0 for {@code local}. Fixed for the store's life,
+     * except in an elastic store, where it changes only when a membership change is delivered
+     * ({@link #onMembershipChange}).
+     */
     int rank();
 
-    /** The number of workers pushing to the store; 1 for {@code local}. */
+    /**
+     * The number of workers pushing to the store; 1 for {@code local}. Fixed for the store's life, except
+     * in an elastic store, where it changes only when a membership change is delivered
+     * ({@link #onMembershipChange}).
+     */
     int numWorkers();
+
+    /**
+     * Registers {@code listener} to be told of each change of this job's membership that this worker
+     * applies from now on: workers lost or admitted, with its new rank and number of workers
+     * ({@link MembershipChange}). {@link MembershipListener} states when, where and how often it is called.
+     *
+     * <p>Only an elastic distributed store changes its membership, and calls listeners. A store whose
+     * membership cannot change never calls it: a {@code local} store, and a {@code dist_*} store that is
+     * not elastic (every store today: elasticity is still being built), whose lost worker fails the ops
+     * that need it instead. In an elastic store, {@link #rank()} and {@link #numWorkers()} change only at
+     * such a change: they answer the view this worker has applied, and the listeners are called once the
+     * new values are in place and before any round of the new view completes here. A round open when a
+     * worker is lost completes with the workers that stay; {@link MembershipChange#firstRoundOf()} tells,
+     * per key, from which round on the new view's workers are summed.
+     *
+     * <p>Several listeners are called in their registration order; one listener registered twice is
+     * called twice. Closing the store removes every registration.
+     *
+     * @param listener the listener, called on the store's event thread
+     * @return its registration, whose {@link Registration#remove()} stops the calls
+     * @throws NullPointerException if {@code listener} is null
+     * @throws IllegalStateException if the store is closed
+     */
+    Registration onMembershipChange(MembershipListener listener);
+
+    /** A listener's registration with {@link #onMembershipChange}. */
+    interface Registration {
+        /**
+         * Unregisters the listener: once this returns, no later change reaches it (a change being
+         * delivered meanwhile may still). Idempotent, and allowed from inside the listener and after the
+         * store is closed.
+         */
+        void remove();
+    }
 
     /**
      * Creates {@code key} with {@code value}'s length and sets its stored value to {@code value}, through

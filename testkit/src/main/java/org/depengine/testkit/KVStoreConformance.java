@@ -90,6 +90,9 @@ public abstract class KVStoreConformance implements StoreUnderTest {
         class Checkpoints extends CheckpointsSuite { }
 
         @Nested
+        class Membership extends MembershipSuite { }
+
+        @Nested
         class Rounds extends RoundsSuite { }
 
         @Nested

@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.depengine.api.AsyncFn;
 import org.depengine.api.CallbackOnComplete;
 import org.depengine.api.Engine;
@@ -16,14 +15,14 @@ import org.depengine.kvstore.Checkpoint;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.MembershipChange;
+import org.depengine.kvstore.MembershipListener;
 import org.depengine.kvstore.Updater;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * What every {@link KVStore} shares: argument checks, the key registry, the closed state, and the ops
- * that move data between the devices and the host. An implementation only says what happens to a key's
- * host arrays: {@link #sendInit}, {@link #send} and {@link #fetch}, each an asynchronous call.
+ * What every {@link KVStore} shares: argument checks, the key registry, the closed state, the membership
+ * listeners, and the ops that move data between the devices and the host. An implementation only says what
+ * happens to a key's host arrays: {@link #sendInit}, {@link #send} and {@link #fetch}, each an asynchronous call.
  *
  * <h2>The ops each call pushes</h2>
  * {@link StoreOps} pushes them (its Javadoc has the table): on one key, every call's ops run in call order
@@ -47,8 +46,6 @@ import org.slf4j.LoggerFactory;
  * concurrently for one key (the key's variables order them), concurrently for different keys.
  */
 public abstract class AbstractKVStore implements KVStore {
-    private static final Logger LOG = LoggerFactory.getLogger(AbstractKVStore.class);
-
     private final Engine engine;
     private final String type;
     private final KVStoreSettings settings;
@@ -56,10 +53,9 @@ public abstract class AbstractKVStore implements KVStore {
     private final StoreOps ops;
     private final OwnOps ownOps;
     private final StoreStats stats = new StoreStats();
-    /** Calls hold the read side while they check the state and push ops; close takes the write side. */
-    private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final Gate gate = new Gate();
     private final CallState calls = new CallState();
-    private volatile boolean closed;
+    private final MembershipListeners listeners = new MembershipListeners();
     /** The checkpoint this store resumed from, on the rank that read it (null otherwise), and its path. */
     private volatile Checkpoint resumed;
     private volatile String resumedFrom;
@@ -274,6 +270,19 @@ public abstract class AbstractKVStore implements KVStore {
         }
     }
 
+    /**
+     * Tells every {@link #onMembershipChange} listener of {@code change}, on this thread, in registration
+     * order, logging what one throws: call it on the store's event thread, once per epoch in epoch order,
+     * after {@link #rank()} and {@link #numWorkers()} answer the new view and before any of its rounds
+     * completes here ({@link MembershipListener}'s contract). None is called after close; null is refused.
+     *
+     * @throws IllegalStateException if {@code change} is not the epoch after the last one delivered, or does
+     *     not match rank() and numWorkers() (the store's bug: no listener is called)
+     */
+    protected final void membershipChanged(MembershipChange change) {
+        listeners.deliver(change, rank(), numWorkers(), type + " store");
+    }
+
     // ---------------------------------------------------------------- KVStore
 
     @Override
@@ -304,7 +313,7 @@ public abstract class AbstractKVStore implements KVStore {
         refuseWhileCapturing("init('" + key + "')");
         KeyRegistry.checkNew(key, value);
         Memcpy memcpy = value.device().requirePrimitive(Memcpy.class);
-        gated(() -> {
+        gate.pass(() -> {
             ensureOpen("init");
             Checkpoint c = resumed;
             Checkpoint.Entry entry = c == null ? null : c.require(key, value.length(), resumedFrom);
@@ -317,7 +326,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void push(String key, List<DeviceArray> values, int priority) {
-        gated(() -> {
+        gate.pass(() -> {
             Key k = checked("push", key, values, "values");
             mayPush("push", k);
             ops.push(k, values, priority);
@@ -326,7 +335,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void pull(String key, List<DeviceArray> outs, int priority) {
-        gated(() -> {
+        gate.pass(() -> {
             Key k = checked("pull", key, outs, "outs");
             ops.pull(k, outs, priority);
         });
@@ -334,7 +343,7 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final void pushPull(String key, List<DeviceArray> values, List<DeviceArray> outs, int priority) {
-        gated(() -> {
+        gate.pass(() -> {
             Key k = checked("pushPull", key, values, "values");
             checked("pushPull", key, outs, "outs");
             mayPush("pushPull", k);
@@ -354,7 +363,7 @@ public abstract class AbstractKVStore implements KVStore {
         Objects.requireNonNull(updater, "updater");
         checkUpdater(updater);
         refuseWhileCapturing("setUpdater(" + updater + ")");
-        gated(() -> {
+        gate.pass(() -> {
             ensureOpen("setUpdater");
             calls.setUpdater(updater, () -> "setUpdater(" + updater + ") after the first push on this " + type
                     + " store: set the updater before pushing");
@@ -364,7 +373,7 @@ public abstract class AbstractKVStore implements KVStore {
     @Override
     public final void barrier() {
         refuseWhileCapturing("barrier()");
-        gated(() -> { // not held in the rendezvous: close() must not wait for the other workers
+        gate.pass(() -> { // not held in the rendezvous: close() must not wait for the other workers
             ensureOpen("barrier");
             calls.barrier(p -> {
                 List<Key> ks = keys.sorted();
@@ -378,7 +387,7 @@ public abstract class AbstractKVStore implements KVStore {
     @Override
     public final void endOfData() {
         refuseWhileCapturing("endOfData()");
-        gated(() -> {
+        gate.pass(() -> {
             ensureOpen("endOfData");
             calls.endOfData(p -> {
                 List<Key> ks = keys.sorted();
@@ -405,12 +414,19 @@ public abstract class AbstractKVStore implements KVStore {
         }
         int[] p = new int[1];
         List<Key> ks = new java.util.ArrayList<>();
-        gated(() -> {
+        gate.pass(() -> {
             ensureOpen("checkpoint");
             p[0] = calls.period();
             ks.addAll(keys.sorted());
         });
         ownOps.checkpoint(path, p[0], ks, String.valueOf(calls.updater()));
+    }
+
+    @Override
+    public final Registration onMembershipChange(MembershipListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        ensureOpen("onMembershipChange");
+        return listeners.add(listener); // a close() racing this call leaves the registration inert
     }
 
     @Override
@@ -431,21 +447,16 @@ public abstract class AbstractKVStore implements KVStore {
 
     @Override
     public final boolean isClosed() {
-        return closed;
+        return gate.isClosed();
     }
 
     @Override
     public final void close() {
         refuseWhileCapturing("close()");
-        gate.writeLock().lock(); // waits for calls in progress: their ops are pushed before the fence below
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        } finally {
-            gate.writeLock().unlock();
+        if (!gate.close()) { // waits for calls in progress: their ops are pushed before the fence below
+            return;
         }
+        listeners.close();
         try {
             ownOps.awaitOwnOps();
         } finally {
@@ -454,16 +465,6 @@ public abstract class AbstractKVStore implements KVStore {
     }
 
     // ---------------------------------------------------------------- checks and close
-
-    /** Runs {@code body} holding the gate's read side: close() (the write side) waits for it, so its ops are pushed before close's fence. */
-    private void gated(Runnable body) {
-        gate.readLock().lock();
-        try {
-            body.run();
-        } finally {
-            gate.readLock().unlock();
-        }
-    }
 
     private Key checked(String call, String key, List<DeviceArray> arrays, String what) {
         Objects.requireNonNull(key, "key");
@@ -491,7 +492,7 @@ public abstract class AbstractKVStore implements KVStore {
      * @throws IllegalStateException naming the call
      */
     protected final void ensureOpen(String call) {
-        if (closed) {
+        if (gate.isClosed()) {
             throw new IllegalStateException(call + " on a closed " + type + " store (rank " + rank() + ")");
         }
     }
