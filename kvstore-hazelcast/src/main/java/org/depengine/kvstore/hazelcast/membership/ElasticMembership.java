@@ -244,42 +244,37 @@ public final class ElasticMembership implements AutoCloseable {
     }
 
     /**
-     * Until nothing changed meanwhile: checks the quorum of the installed view against the members known
-     * lost, and proposes the next view if this worker is the proposer.
+     * Until nothing changed meanwhile: checks the quorum of the newest view known installed against the
+     * members known lost, and proposes the next view if this worker is the proposer. The quorum is checked
+     * without a map call first (so a cut-off side whose maps lost the view still fails); a side that seems
+     * to lack it reads the installed view once, since a newer one may have dropped some of the lost already.
      */
     private void step() {
         try {
             for (;;) {
+                View from;
+                List<String> gone = new ArrayList<>();
+                List<String> side = new ArrayList<>();
                 synchronized (lock) {
                     if (closed || failure != null) {
                         return;
                     }
                     again = false;
-                }
-                View now = log.current(); // one read: the quorum and the proposal count from the newest view
-                View from;
-                List<String> gone = new ArrayList<>();
-                List<String> side = new ArrayList<>();
-                synchronized (lock) {
-                    if (now.epoch() > base.epoch()) {
-                        base = now;
-                    }
                     from = base;
                     for (String m : from.members()) {
                         (lost.containsKey(m) ? gone : side).add(m);
                     }
                 }
                 if (!gone.isEmpty() && from.rankOf(self) >= 0) {
-                    if (byMajority) {
-                        log.requireQuorum(from, side); // a cut-off side fails here, every worker of it
+                    if (byMajority && !from.heldBy(side)) {
+                        if (advancedTo(installedNow())) {
+                            continue;
+                        }
+                        log.requireQuorum(from, side); // throws: this side is cut off, every worker of it fails
                     }
                     if (side.get(0).equals(self)) {
-                        View got = log.propose(from, from.without(gone, cause(from, gone)), side, byMajority);
-                        synchronized (lock) {
-                            if (got.epoch() > base.epoch()) {
-                                base = got;
-                            }
-                        }
+                        // A stale `from` loses, and returns the installed view to go on from.
+                        advancedTo(log.propose(from, from.without(gone, cause(from, gone)), side, byMajority));
                         continue; // from the view installed now: more may be known lost
                     }
                 }
@@ -298,6 +293,27 @@ public final class ElasticMembership implements AutoCloseable {
             synchronized (lock) {
                 stepping = false;
             }
+        }
+    }
+
+    /** Whether {@code v} is newer than {@link #base}, which it then becomes. */
+    private boolean advancedTo(View v) {
+        synchronized (lock) {
+            if (v == null || v.epoch() <= base.epoch()) {
+                return false;
+            }
+            base = v;
+            return true;
+        }
+    }
+
+    /** The installed view as the job's map holds it, or null if it cannot be read (a side cut off). */
+    private View installedNow() {
+        try {
+            return log.current();
+        } catch (RuntimeException e) {
+            LOG.debug("{}: reading the installed view: {}", name, e.toString());
+            return null;
         }
     }
 
