@@ -9,6 +9,7 @@ import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.KVStoreSettings;
 import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ElasticSettings;
 import org.depengine.kvstore.spi.KVStoreProvider;
 
 /**
@@ -55,6 +56,8 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
     /**
      * {@inheritDoc}
      *
+     * @throws IllegalArgumentException if a setting is invalid, or {@code elastic=true} (not available
+     *     yet: {@link ElasticSettings#refuseElasticAtOpen})
      * @throws KVStoreException if the cluster cannot be joined or not every worker joins within
      *     {@code joinTimeoutMs}
      */
@@ -66,6 +69,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
             throw new IllegalArgumentException("this provider makes " + types() + " stores, not '" + type + "'");
         }
         ClusterSettings cluster = ClusterSettings.from(settings, DIST_ASYNC.equals(type));
+        ElasticSettings.refuseElasticAtOpen(settings); // before anything starts
         HazelcastInstance hz;
         try {
             hz = ClusterNode.start(cluster);
@@ -107,7 +111,8 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
      * instances.
      *
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}
+     * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}, a
+     *     setting is invalid, or {@code elastic=true} (not available yet)
      * @throws KVStoreException if not every worker joins within {@code joinTimeoutMs}
      */
     public static KVStore open(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz) {
@@ -117,7 +122,9 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         if (!DIST_SYNC.equals(type) && !DIST_ASYNC.equals(type)) {
             throw new IllegalArgumentException("a Hazelcast store is 'dist_sync' or 'dist_async', not '" + type + "'");
         }
-        return new DistKVStore(engine, type, settings, hz, false, ClusterSettings.from(settings, DIST_ASYNC.equals(type)));
+        ClusterSettings cluster = ClusterSettings.from(settings, DIST_ASYNC.equals(type));
+        ElasticSettings.refuseElasticAtOpen(settings);
+        return new DistKVStore(engine, type, settings, hz, false, cluster);
     }
 
     private static boolean mentions(Throwable e, String text) {

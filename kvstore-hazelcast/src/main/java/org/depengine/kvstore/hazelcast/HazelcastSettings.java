@@ -110,6 +110,35 @@ public final class HazelcastSettings implements SettingsCatalog {
             "updateOn=worker: the port of this worker's data transport (the gradients and sums), on the bind "
                     + "address; 0: any free port (each worker tells the others its own through the cluster).");
 
+    /**
+     * {@code elastic}: whether the job goes on when a worker is lost ({@code docs/elastic-design.md}). Refused
+     * at open for now: the data path's recovery of the rounds (issue 40, step 4) is not built yet.
+     */
+    public static final Setting<Boolean> ELASTIC = Setting.ofBoolean(P + "elastic", false,
+            "Whether the job goes on without a lost worker, with the survivors re-ranked (a new membership view), "
+                    + "instead of failing its ops. Not available yet: true is refused at open until the rounds' "
+                    + "recovery is built (issue 40). minWorkers, maxWorkers, minWorkersWaitMs and recoveryTimeoutMs are for elastic jobs only, "
+                    + "and refused without it.");
+    /** {@code minWorkers}: elastic jobs only; null by default, which means {@code numWorkers}. */
+    public static final Setting<Integer> MIN_WORKERS = Setting.of(P + "minWorkers", "a whole number in [1, "
+            + Integer.MAX_VALUE + "]", null, "numWorkers", "elastic=true only: the fewest workers the job runs with "
+            + "(at most numWorkers); below it the job pauses, and fails after minWorkersWaitMs.",
+            t -> positive(t));
+    /** {@code maxWorkers}: elastic jobs only; null by default, which means {@code numWorkers}. */
+    public static final Setting<Integer> MAX_WORKERS = Setting.of(P + "maxWorkers", "a whole number in [1, "
+            + Integer.MAX_VALUE + "]", null, "numWorkers", "elastic=true only: the most workers the job admits "
+            + "(at least numWorkers, which is how many it waits for at start).", t -> positive(t));
+    /** {@code minWorkersWaitMs}: elastic jobs only. */
+    public static final Setting<Duration> MIN_WORKERS_WAIT = Setting.ofMillis(P + "minWorkersWaitMs",
+            Duration.ofMinutes(1), Duration.ZERO, Duration.ofMillis(Integer.MAX_VALUE),
+            "elastic=true only: how long a job below minWorkers waits, paused, for workers to join before it fails "
+                    + "(0: it fails at once).");
+    /** {@code recoveryTimeoutMs}: elastic jobs only. */
+    public static final Setting<Duration> RECOVERY_TIMEOUT = Setting.ofMillis(P + "recoveryTimeoutMs",
+            Duration.ofSeconds(10), Duration.ofMillis(1), Duration.ofMillis(Integer.MAX_VALUE),
+            "elastic=true only: the longest the survivors of a loss take to bring their open rounds to the new view "
+                    + "before the job fails.");
+
     /** For {@link java.util.ServiceLoader}. */
     public HazelcastSettings() {
     }
@@ -117,7 +146,16 @@ public final class HazelcastSettings implements SettingsCatalog {
     @Override
     public List<Setting<?>> settings() {
         return List.of(MEMBERS, MODE, CLUSTER_NAME, PORT, PORT_COUNT, BIND, JOB_ID, JOIN_TIMEOUT, HEARTBEAT_SECONDS,
-                PARTITIONS, SPLIT_FLOATS, BACKUPS, UPDATER_CLASSES, UPDATE_ON, DATA_PORT);
+                PARTITIONS, SPLIT_FLOATS, BACKUPS, UPDATER_CLASSES, UPDATE_ON, DATA_PORT, ELASTIC, MIN_WORKERS, MAX_WORKERS,
+                MIN_WORKERS_WAIT, RECOVERY_TIMEOUT);
+    }
+
+    private static Integer positive(String t) {
+        int v = Integer.parseInt(t); // a NumberFormatException is an IllegalArgumentException: no detail
+        if (v < 1) {
+            throw new IllegalArgumentException();
+        }
+        return v;
     }
 
     private static String hostPort(String a) {

@@ -34,7 +34,8 @@ class SettingsFindingsTest {
     @Test
     void everySettingOfTheModuleIsInTheProjectsCatalog() {
         for (String name : List.of("members", "mode", "clusterName", "port", "portCount", "bind", "jobId", "joinTimeoutMs",
-                "heartbeatSeconds", "partitions", "splitFloats", "backups", "updaterClasses", "updateOn", "dataPort")) {
+                "heartbeatSeconds", "partitions", "splitFloats", "backups", "updaterClasses", "updateOn", "dataPort", "elastic",
+                "minWorkers", "maxWorkers", "minWorkersWaitMs", "recoveryTimeoutMs")) {
             assertTrue(Settings.declared("depengine.kvstore." + name).isPresent(), name);
         }
     }

@@ -166,6 +166,16 @@ class ViewLogTest {
         assertEquals(next, half.propose(four, next, List.of("a", id(1))));
         assertEquals(next, half.current());
 
+        // Client mode: the cluster is the arbiter, no majority is needed (the 2 of 5 above, now installed).
+        newJob();
+        ViewLog arbitrated = log(0);
+        View five2 = arbitrated.start(View.first(List.of(me, "b", "c", "d", "e")));
+        View two = five2.without(List.of("c", "d", "e"), "c, d, e left");
+        assertEquals(two, arbitrated.propose(five2, two, List.of(me, "b"), false));
+        assertEquals(two, arbitrated.current());
+        assertThrows(KVStoreException.class, () -> arbitrated.requireQuorum(two, List.of("b")), "1 of 2 without rank 0");
+        arbitrated.requireQuorum(two, List.of(me));
+
         // A proposal that does not follow its expected view is a caller's error.
         assertThrows(IllegalArgumentException.class, () -> half.propose(next, four, List.of("a", id(1))));
     }

@@ -134,12 +134,31 @@ public final class ViewLog implements AutoCloseable {
      * @throws IllegalStateException if no view is installed (no worker started the log)
      */
     public View propose(View expected, View next, Collection<String> side) {
+        return propose(expected, next, side, true);
+    }
+
+    /**
+     * {@link #propose(View, View, Collection)}, with the quorum rule or without it. Embedded mode (the
+     * workers are the cluster's members) needs it: a cut splits the cluster in two, each half sees the other
+     * lost, and only the side that holds {@code expected}'s quorum may go on. Client mode (the workers are
+     * clients of a separate cluster) does not: the cluster is the arbiter (a cut client only loses its
+     * connection, is reported lost by the members and can write nothing), so the survivors need no majority
+     * and {@code byMajority} is false.
+     *
+     * @param byMajority whether {@code side} must hold {@code expected}'s quorum ({@link #requireQuorum})
+     * @throws IllegalArgumentException if {@code next}'s epoch is not {@code expected}'s plus one, or it
+     *     has a member id {@link ViewText} cannot write
+     * @throws KVStoreException if {@code byMajority} and {@code side} does not hold {@code expected}'s
+     *     quorum; nothing is written
+     * @throws IllegalStateException if no view is installed (no worker started the log)
+     */
+    public View propose(View expected, View next, Collection<String> side, boolean byMajority) {
         if (next.epoch() != expected.epoch() + 1) {
             throw new IllegalArgumentException("view " + next.epoch() + " cannot follow view " + expected.epoch()
                     + ": a proposed view's epoch is one more than the view it expects");
         }
-        if (!expected.heldBy(side)) {
-            throw cutOff(expected, side);
+        if (byMajority) {
+            requireQuorum(expected, side);
         }
         String old = ViewText.encode(expected);
         String mine = ViewText.encode(next);
@@ -170,6 +189,20 @@ public final class ViewLog implements AutoCloseable {
         rank = v.rankOf(self);
         kick(v.epoch());
         return v;
+    }
+
+    /**
+     * Checks that the workers in {@code side} (those this worker can still reach, itself included) may
+     * install the view after {@code expected} ({@link View#heldBy}): a worker that is not the proposer
+     * checks it too, so every worker of a side cut off from the job learns it, not only its proposer.
+     *
+     * @throws KVStoreException if they may not: "cut off from the job: this side has k of n workers of view
+     *     e (ranks [...]); it lost contact with ranks [r (member id), ...]. ..."
+     */
+    public void requireQuorum(View expected, Collection<String> side) {
+        if (!expected.heldBy(side)) {
+            throw cutOff(expected, side);
+        }
     }
 
     private KVStoreException cutOff(View expected, Collection<String> side) {

@@ -1,0 +1,99 @@
+package org.depengine.kvstore.hazelcast.membership;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.depengine.api.settings.Setting;
+import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.hazelcast.HazelcastSettings;
+import org.depengine.kvstore.spi.KVStoreSettingsCatalog;
+
+/**
+ * An elastic job's settings ({@code docs/elastic-design.md}, section 5), read through
+ * {@link HazelcastSettings}' declarations and checked together: {@code 1 ≤ minWorkers ≤ numWorkers ≤
+ * maxWorkers}. A job that is not elastic has {@code minWorkers = maxWorkers = numWorkers}.
+ *
+ * <p>No input is silently ignored: {@code minWorkers}, {@code maxWorkers}, {@code minWorkersWaitMs} and
+ * {@code recoveryTimeoutMs} given without {@code elastic=true} are refused, naming {@code elastic}; and
+ * {@code elastic=true} itself is refused when a store opens ({@link #refuseElasticAtOpen}) until the data
+ * path's recovery of the rounds is built (issue 40, step 4). Tests of the membership build this record
+ * with {@link #from} and hand it to {@link ElasticMembership} directly.
+ *
+ * @param elastic whether the job goes on without a lost worker
+ * @param minWorkers the fewest workers the job runs with; below, it pauses
+ * @param maxWorkers the most workers the job admits
+ * @param minWorkersWait how long a paused job waits for joiners before it fails
+ * @param recoveryTimeout the longest the survivors take to bring their open rounds to a new view (step 4)
+ */
+public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, Duration minWorkersWait,
+                              Duration recoveryTimeout) {
+    /** The settings of a job that is not elastic, of {@code numWorkers} workers. */
+    public static ElasticSettings notElastic(int numWorkers) {
+        return new ElasticSettings(false, numWorkers, numWorkers, HazelcastSettings.MIN_WORKERS_WAIT.defaultValue(),
+                HazelcastSettings.RECOVERY_TIMEOUT.defaultValue());
+    }
+
+    /**
+     * The elastic settings of {@code s}, checked together.
+     *
+     * @throws IllegalArgumentException in the settings' one form: a value the parser refuses; an
+     *     elastic-only setting given without {@code elastic=true} (naming both); {@code minWorkers} above
+     *     {@code numWorkers}, or {@code maxWorkers} below it (naming both and where each came from)
+     */
+    public static ElasticSettings from(KVStoreSettings s) {
+        boolean elastic = s.get(HazelcastSettings.ELASTIC);
+        int workers = s.numWorkers();
+        if (!elastic) {
+            List<String> given = new ArrayList<>();
+            for (Setting<?> only : List.of(HazelcastSettings.MIN_WORKERS, HazelcastSettings.MAX_WORKERS,
+                    HazelcastSettings.MIN_WORKERS_WAIT, HazelcastSettings.RECOVERY_TIMEOUT)) {
+                s.find(only); // a value the parser refuses is named as such first
+                s.get(only.key()).ifPresent(v -> given.add(s.describe(only) + "='" + v + "'"));
+            }
+            if (!given.isEmpty()) {
+                throw new IllegalArgumentException(String.join(", ", given) + (given.size() == 1 ? " is" : " are")
+                        + " for elastic jobs only, and " + where(s, HazelcastSettings.ELASTIC) + "=false: set "
+                        + HazelcastSettings.ELASTIC.key() + "=true, or remove " + (given.size() == 1 ? "it" : "them")
+                        + " (a job that is not elastic runs with exactly numWorkers workers)");
+            }
+            return notElastic(workers);
+        }
+        int min = s.find(HazelcastSettings.MIN_WORKERS).orElse(workers);
+        int max = s.find(HazelcastSettings.MAX_WORKERS).orElse(workers);
+        if (min > workers) {
+            throw new IllegalArgumentException(where(s, HazelcastSettings.MIN_WORKERS) + "=" + min + " must be at most "
+                    + where(s, KVStoreSettingsCatalog.NUM_WORKERS) + "=" + workers + ": the job starts with numWorkers "
+                    + "workers, and a view below minWorkers pauses it");
+        }
+        if (max < workers) {
+            throw new IllegalArgumentException(where(s, HazelcastSettings.MAX_WORKERS) + "=" + max + " must be at least "
+                    + where(s, KVStoreSettingsCatalog.NUM_WORKERS) + "=" + workers + ": the job waits for numWorkers "
+                    + "workers at start, and admits joiners up to maxWorkers");
+        }
+        return new ElasticSettings(true, min, max, s.get(HazelcastSettings.MIN_WORKERS_WAIT),
+                s.get(HazelcastSettings.RECOVERY_TIMEOUT));
+    }
+
+    /**
+     * Checks {@code s}'s elastic settings ({@link #from}) and refuses {@code elastic=true}: the membership
+     * installs views, but the data path cannot yet bring a round open at a loss to the new view, so an
+     * elastic store would hang or mis-sum instead of going on. Called by the provider before it starts
+     * anything.
+     *
+     * @throws IllegalArgumentException if a setting is invalid ({@link #from}), or {@code elastic=true}
+     */
+    public static void refuseElasticAtOpen(KVStoreSettings s) {
+        if (from(s).elastic()) {
+            throw new IllegalArgumentException(s.describe(HazelcastSettings.ELASTIC) + "='"
+                    + s.get(HazelcastSettings.ELASTIC.key()).orElse("true") + "' is not available yet: elastic "
+                    + "membership's recovery of the rounds open at a loss is not built yet (issue 40); leave elastic "
+                    + "unset, and a lost worker fails the ops that need it, naming its rank (restart the job from a "
+                    + "checkpoint with depengine.kvstore.resume)");
+        }
+    }
+
+    /** A setting as the errors name it: where its value came from, or {@code KEY (default)}. */
+    private static String where(KVStoreSettings s, Setting<?> setting) {
+        return s.get(setting.key()).isEmpty() ? setting.key() + " (default)" : s.describe(setting);
+    }
+}

@@ -1,0 +1,107 @@
+package org.depengine.kvstore.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+import org.depengine.api.Engine;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.KVStoreSettings;
+import org.depengine.kvstore.hazelcast.membership.ElasticSettings;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The elastic settings ({@code docs/elastic-design.md}, section 5): their defaults, the one form of their
+ * errors, elastic-only settings refused without {@code elastic=true}, and {@code elastic=true} refused at
+ * open until the rounds' recovery is built. No cluster is started.
+ */
+class ElasticSettingsTest {
+    private static final String B = "(set on KVStoreSettings.Builder)";
+
+    @Test
+    void defaultsAreNotElasticWithExactlyNumWorkers() {
+        ElasticSettings e = ElasticSettings.from(settings(Map.of("numWorkers", "4")));
+        assertEquals(new ElasticSettings(false, 4, 4, Duration.ofSeconds(60), Duration.ofSeconds(10)), e);
+        assertEquals(e, ElasticSettings.notElastic(4));
+        ElasticSettings on = ElasticSettings.from(settings(Map.of("numWorkers", "4", "elastic", "TRUE")));
+        assertEquals(new ElasticSettings(true, 4, 4, Duration.ofSeconds(60), Duration.ofSeconds(10)), on,
+                "minWorkers and maxWorkers default to numWorkers");
+    }
+
+    @Test
+    void elasticSettingsAreReadThroughTheParser() {
+        ElasticSettings e = ElasticSettings.from(settings(Map.of("numWorkers", "4", "elastic", "true", "minWorkers", "2",
+                "maxWorkers", "8", "minWorkersWaitMs", "2s", "recoveryTimeoutMs", "500")));
+        assertEquals(new ElasticSettings(true, 2, 8, Duration.ofSeconds(2), Duration.ofMillis(500)), e);
+        assertEquals(Duration.ZERO, ElasticSettings.from(settings(Map.of("elastic", "true", "minWorkersWaitMs", "0")))
+                .minWorkersWait(), "0: fail at once");
+    }
+
+    @Test
+    void aBadValueIsRefusedAtBuildInTheOneForm() {
+        for (Map.Entry<String, String> bad : Map.of("elastic", "yes", "minWorkers", "0", "maxWorkers", "-1",
+                "minWorkersWaitMs", "soon", "recoveryTimeoutMs", "0").entrySet()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> settings(Map.of(bad.getKey(), bad.getValue())), bad.toString());
+            assertTrue(e.getMessage().startsWith("setting depengine.kvstore." + bad.getKey() + " " + B + "='"
+                    + bad.getValue() + "' is invalid: expected "), e.getMessage());
+        }
+    }
+
+    @Test
+    void elasticOnlySettingsWithoutElasticAreRefusedNamingElastic() {
+        IllegalArgumentException one = assertThrows(IllegalArgumentException.class,
+                () -> ElasticSettings.from(settings(Map.of("minWorkers", "1"))));
+        assertEquals("setting depengine.kvstore.minWorkers " + B + "='1' is for elastic jobs only, and "
+                + "depengine.kvstore.elastic (default)=false: set depengine.kvstore.elastic=true, or remove it (a job "
+                + "that is not elastic runs with exactly numWorkers workers)", one.getMessage());
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class,
+                () -> ElasticSettings.from(settings(Map.of("elastic", "false", "maxWorkers", "3",
+                        "recoveryTimeoutMs", "5s"))));
+        assertTrue(two.getMessage().startsWith("setting depengine.kvstore.maxWorkers " + B + "='3', setting "
+                + "depengine.kvstore.recoveryTimeoutMs " + B + "='5s' are for elastic jobs only, and "
+                + "setting depengine.kvstore.elastic " + B + "=false: "), two.getMessage());
+    }
+
+    @Test
+    void minWorkersAboveNumWorkersAndMaxWorkersBelowAreRefusedNamingBoth() {
+        IllegalArgumentException min = assertThrows(IllegalArgumentException.class, () -> ElasticSettings.from(
+                settings(Map.of("numWorkers", "2", "elastic", "true", "minWorkers", "3"))));
+        assertEquals("setting depengine.kvstore.minWorkers " + B + "=3 must be at most setting "
+                + "depengine.kvstore.numWorkers " + B + "=2: the job starts with numWorkers workers, and a view below "
+                + "minWorkers pauses it", min.getMessage());
+        IllegalArgumentException max = assertThrows(IllegalArgumentException.class, () -> ElasticSettings.from(
+                settings(Map.of("numWorkers", "3", "elastic", "true", "maxWorkers", "2"))));
+        assertTrue(max.getMessage().startsWith("setting depengine.kvstore.maxWorkers " + B + "=2 must be at least "
+                + "setting depengine.kvstore.numWorkers " + B + "=3"), max.getMessage());
+        IllegalArgumentException byDefault = assertThrows(IllegalArgumentException.class, () -> ElasticSettings.from(
+                settings(Map.of("elastic", "true", "minWorkers", "2"))));
+        assertTrue(byDefault.getMessage().contains("must be at most depengine.kvstore.numWorkers (default)=1"),
+                byDefault.getMessage());
+    }
+
+    /** Until the data path's recovery is built (issue 40, step 4): refused before any cluster is joined. */
+    @Test
+    void elasticIsRefusedAtOpenSayingTheRecoveryIsNotBuiltYet() {
+        try (Engine engine = Engine.create("perdevice")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
+                    "dist_sync", settings(Map.of("numWorkers", "2", "elastic", "true", "minWorkers", "1"))).close());
+            assertTrue(e.getMessage().startsWith("setting depengine.kvstore.elastic " + B + "='true' is not available "
+                    + "yet: elastic membership's recovery of the rounds open at a loss is not built yet (issue 40)"),
+                    e.getMessage());
+            IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
+                    "dist_async", settings(Map.of("numWorkers", "2", "minWorkers", "1"))).close());
+            assertTrue(invalid.getMessage().contains("for elastic jobs only"), invalid.getMessage());
+            assertFalse(ElasticSettings.from(settings(Map.of("numWorkers", "2"))).elastic());
+        }
+    }
+
+    private static KVStoreSettings settings(Map<String, String> p) {
+        KVStoreSettings.Builder b = KVStoreSettings.builder();
+        p.forEach(b::set);
+        return b.build();
+    }
+}
