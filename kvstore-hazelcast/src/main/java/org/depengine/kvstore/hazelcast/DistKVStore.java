@@ -15,6 +15,7 @@ import org.depengine.kvstore.hazelcast.HazelcastSettings.UpdateOn;
 import org.depengine.kvstore.hazelcast.client.RoundClient;
 import org.depengine.kvstore.hazelcast.hz.UpdaterClasses;
 import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
+import org.depengine.kvstore.hazelcast.membership.ElasticSettings;
 import org.depengine.kvstore.hazelcast.membership.JobMembership;
 import org.depengine.kvstore.spi.AbstractKVStore;
 import org.depengine.kvstore.spi.Key;
@@ -45,6 +46,8 @@ final class DistKVStore extends AbstractKVStore {
     private final JobMembership job;
     private final RoundClient rounds;
     private final DataPath path;
+    /** An elastic job's views ({@code elastic=true}), or null. */
+    private final ElasticJob elastic;
 
     DistKVStore(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz, boolean ownsInstance,
                 ClusterSettings cluster) {
@@ -83,13 +86,21 @@ final class DistKVStore extends AbstractKVStore {
             job.shutsMemberDownAtClose();
         }
         RoundClient client = null;
-        DataPath p;
+        DataPath p = null;
+        ElasticJob views = null;
+        ElasticSettings elasticSettings = ElasticSettings.from(settings);
         try {
             client = new RoundClient(hz, job, async, timer);
-            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, this::applyUpdater, timer,
-                    stats()) : new ServerPath(client, async, stats());
+            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, elasticSettings.elastic(),
+                    this::applyUpdater, timer, stats()) : new ServerPath(client, async, stats());
             job.onLoss((r, why) -> stats().workerLost());
+            if (elasticSettings.elastic()) {
+                views = new ElasticJob(hz, job, elasticSettings, ((WorkerPath) p).exchange(), timer, this::membershipChanged);
+            }
         } catch (RuntimeException e) {
+            if (p != null) {
+                p.close();
+            }
             if (client != null) {
                 client.close();
             }
@@ -99,9 +110,22 @@ final class DistKVStore extends AbstractKVStore {
         }
         this.rounds = client;
         this.path = p;
+        this.elastic = views;
         if (resumePeriod != null) {
             resumeAt(job.resumedPeriod(), resumed, settings.resume().get().toString());
         }
+    }
+
+    /** In an elastic job, this worker's rank in the view it moved to last ({@link #onMembershipChange}). */
+    @Override
+    public int rank() {
+        return elastic == null ? super.rank() : elastic.rank();
+    }
+
+    /** In an elastic job, the workers of the view this worker moved to last. */
+    @Override
+    public int numWorkers() {
+        return elastic == null ? super.numWorkers() : elastic.numWorkers();
     }
 
     /** Where this store's updater runs. */
@@ -164,9 +188,18 @@ final class DistKVStore extends AbstractKVStore {
         path.endPeriod(period, done);
     }
 
+    /**
+     * Waits for every worker at the barrier; in an elastic job, for every worker of the view installed to have
+     * ended the period (by its barrier or its {@code endOfData}) and every round of it to be summed, across view
+     * changes (the data path's periods, not a Hazelcast round of every rank of the first view).
+     */
     @Override
     protected void doBarrier() {
         try {
+            if (elastic != null) {
+                ((WorkerPath) path).exchange().awaitClosed(period() - 1, "barrier ending period " + (period() - 1));
+                return;
+            }
             rounds.barrier().get();
         } catch (ExecutionException e) {
             throw (RuntimeException) unwrap(e.getCause());
@@ -187,6 +220,9 @@ final class DistKVStore extends AbstractKVStore {
      */
     @Override
     protected void closeStore() {
+        if (elastic != null) {
+            elastic.close();
+        }
         job.markClosing();
         if (job.registered()) {
             leaveStep("tell its peers", path::leave);

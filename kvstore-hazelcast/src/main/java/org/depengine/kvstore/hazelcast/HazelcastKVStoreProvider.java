@@ -56,8 +56,8 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
     /**
      * {@inheritDoc}
      *
-     * @throws IllegalArgumentException if a setting is invalid, or {@code elastic=true} (not available
-     *     yet: {@link ElasticSettings#refuseElasticAtOpen})
+     * @throws IllegalArgumentException if a setting is invalid, or {@code elastic=true} where it is not built
+     *     yet ({@link ElasticSettings#refuseElasticAtOpen})
      * @throws KVStoreException if the cluster cannot be joined or not every worker joins within
      *     {@code joinTimeoutMs}
      */
@@ -69,7 +69,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
             throw new IllegalArgumentException("this provider makes " + types() + " stores, not '" + type + "'");
         }
         ClusterSettings cluster = ClusterSettings.from(settings, DIST_ASYNC.equals(type));
-        ElasticSettings.refuseElasticAtOpen(settings); // before anything starts
+        ElasticSettings.refuseElasticAtOpen(settings, DIST_ASYNC.equals(type), cluster.updateOn()); // before anything starts
         HazelcastInstance hz;
         try {
             hz = ClusterNode.start(cluster);
@@ -112,7 +112,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
      *
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}, a
-     *     setting is invalid, or {@code elastic=true} (not available yet)
+     *     setting is invalid, or {@code elastic=true} where it is not built yet
      * @throws KVStoreException if not every worker joins within {@code joinTimeoutMs}
      */
     public static KVStore open(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz) {
@@ -123,7 +123,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
             throw new IllegalArgumentException("a Hazelcast store is 'dist_sync' or 'dist_async', not '" + type + "'");
         }
         ClusterSettings cluster = ClusterSettings.from(settings, DIST_ASYNC.equals(type));
-        ElasticSettings.refuseElasticAtOpen(settings);
+        ElasticSettings.refuseElasticAtOpen(settings, DIST_ASYNC.equals(type), cluster.updateOn());
         return new DistKVStore(engine, type, settings, hz, false, cluster);
     }
 

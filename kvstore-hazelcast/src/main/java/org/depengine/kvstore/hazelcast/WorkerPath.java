@@ -45,10 +45,10 @@ final class WorkerPath implements DataPath {
      *
      * @throws KVStoreException if another worker's transport cannot be reached within the join timeout
      */
-    static WorkerPath open(Engine engine, HazelcastInstance hz, JobMembership job, ClusterSettings cluster,
+    static WorkerPath open(Engine engine, HazelcastInstance hz, JobMembership job, ClusterSettings cluster, boolean elastic,
                            PeerExchange.Applier applier, ScheduledExecutorService timer, StoreStats stats) {
         InetAddress bind = bindAddress(cluster, hz);
-        PeerExchange x = new PeerExchange(job.rank(), job.workers(), cluster.splitFloats(), cluster.timeoutMs(),
+        PeerExchange x = new PeerExchange(job.rank(), job.workers(), cluster.splitFloats(), cluster.timeoutMs(), elastic,
                 job.jobId(), new InetSocketAddress(bind, cluster.dataPort()), applier, timer, stats);
         try {
             String host = bind.isAnyLocalAddress() ? advertised(hz) : bind.getHostAddress();
@@ -62,7 +62,9 @@ final class WorkerPath implements DataPath {
                 }
             }
             x.connect(peers, cluster.joinTimeoutMs());
-            job.onLoss(x::lost);
+            if (!elastic) { // an elastic job's losses are view changes (ElasticJob)
+                job.onLoss(x::lost);
+            }
             return new WorkerPath(engine, x);
         } catch (RuntimeException e) {
             x.close();
@@ -120,6 +122,11 @@ final class WorkerPath implements DataPath {
     @Override
     public void leave() {
         exchange.leave();
+    }
+
+    /** This worker's exchange, for an elastic job's views ({@link ElasticJob}). */
+    PeerExchange exchange() {
+        return exchange;
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The elastic settings ({@code docs/elastic-design.md}, section 5): their defaults, the one form of their
  * errors, elastic-only settings refused without {@code elastic=true}, and {@code elastic=true} refused at
- * open until the rounds' recovery is built. No cluster is started.
+ * open where carrying rounds over a loss is not built yet (dist_async, updateOn=server). No cluster is started.
  */
 class ElasticSettingsTest {
     private static final String B = "(set on KVStoreSettings.Builder)";
@@ -83,15 +83,19 @@ class ElasticSettingsTest {
                 byDefault.getMessage());
     }
 
-    /** Until the data path's recovery is built (issue 40, step 4): refused before any cluster is joined. */
+    /** Where carrying rounds over a loss is not built yet (dist_async, updateOn=server): refused before any cluster is joined. */
     @Test
-    void elasticIsRefusedAtOpenSayingTheRecoveryIsNotBuiltYet() {
+    void elasticIsRefusedAtOpenWhereItIsNotBuiltYet() {
         try (Engine engine = Engine.create("perdevice")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
-                    "dist_sync", settings(Map.of("numWorkers", "2", "elastic", "true", "minWorkers", "1"))).close());
-            assertTrue(e.getMessage().startsWith("setting depengine.kvstore.elastic " + B + "='true' is not available "
-                    + "yet: elastic membership's recovery of the rounds open at a loss is not built yet (issue 40)"),
-                    e.getMessage());
+            IllegalArgumentException async = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
+                    "dist_async", settings(Map.of("numWorkers", "2", "elastic", "true", "minWorkers", "1"))).close());
+            assertTrue(async.getMessage().startsWith("setting depengine.kvstore.elastic " + B + "='true' needs dist_sync "
+                    + "with depengine.kvstore.updateOn=worker (the default): carrying the rounds of dist_async over a lost "
+                    + "worker is not built yet (issue 40)"), async.getMessage());
+            IllegalArgumentException server = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
+                    "dist_sync", settings(Map.of("numWorkers", "2", "elastic", "true", "updateOn", "server"))).close());
+            assertTrue(server.getMessage().contains("carrying the rounds of updateOn=server over a lost worker is not built "
+                    + "yet"), server.getMessage());
             IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
                     "dist_async", settings(Map.of("numWorkers", "2", "minWorkers", "1"))).close());
             assertTrue(invalid.getMessage().contains("for elastic jobs only"), invalid.getMessage());

@@ -46,7 +46,7 @@ final class MembershipListeners {
      *
      * @param rank what the store's {@code rank()} answers now
      * @param numWorkers what the store's {@code numWorkers()} answers now
-     * @throws IllegalStateException if {@code change} is not the epoch after the last one delivered, or the
+     * @throws IllegalStateException if {@code change} is not of an epoch after the last one delivered, or the
      *     store does not answer its rank and number of workers yet (the store's fault, not a listener's)
      */
     void deliver(MembershipChange change, int rank, int numWorkers, String store) {
@@ -57,7 +57,9 @@ final class MembershipListeners {
                     + numWorkers + ": a store moves to the view before its listeners are told");
         }
         synchronized (deliveries) {
-            if (lastEpoch > 0 && change.epoch() != lastEpoch + 1) { // the first one delivered may be any epoch: a joiner's
+            // The first one delivered may be any epoch (a joiner's); a view replaced before this worker moved to it
+            // is not delivered on its own (the next change carries its departures).
+            if (change.epoch() <= lastEpoch) {
                 throw new IllegalStateException(store + " delivers the change to view " + change.epoch() + " after view "
                         + lastEpoch + ": changes are delivered once per epoch, in epoch order");
             }

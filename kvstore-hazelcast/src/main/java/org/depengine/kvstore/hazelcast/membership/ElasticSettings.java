@@ -15,8 +15,8 @@ import org.depengine.kvstore.spi.KVStoreSettingsCatalog;
  *
  * <p>No input is silently ignored: {@code minWorkers}, {@code maxWorkers}, {@code minWorkersWaitMs} and
  * {@code recoveryTimeoutMs} given without {@code elastic=true} are refused, naming {@code elastic}; and
- * {@code elastic=true} itself is refused when a store opens ({@link #refuseElasticAtOpen}) until the data
- * path's recovery of the rounds is built (issue 40, step 4). Tests of the membership build this record
+ * {@code elastic=true} is refused when a store opens where elasticity is not built yet ({@link
+ * #refuseElasticAtOpen}: {@code dist_async}, {@code updateOn=server}). Tests of the membership build this record
  * with {@link #from} and hand it to {@link ElasticMembership} directly.
  *
  * @param elastic whether the job goes on without a lost worker
@@ -75,20 +75,21 @@ public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, D
     }
 
     /**
-     * Checks {@code s}'s elastic settings ({@link #from}) and refuses {@code elastic=true}: the membership
-     * installs views, but the data path cannot yet bring a round open at a loss to the new view, so an
-     * elastic store would hang or mis-sum instead of going on. Called by the provider before it starts
-     * anything.
+     * Refuses {@code elastic=true} where elasticity is not built yet: it needs {@code dist_sync} with
+     * {@code updateOn=worker} (the default), whose rounds a view change carries over; {@code dist_async} and
+     * {@code updateOn=server} are still to come (issue 40).
      *
-     * @throws IllegalArgumentException if a setting is invalid ({@link #from}), or {@code elastic=true}
+     * @throws IllegalArgumentException if a setting is invalid ({@link #from}), or {@code elastic=true} with
+     *     {@code dist_async} or {@code updateOn=server}
      */
-    public static void refuseElasticAtOpen(KVStoreSettings s) {
-        if (from(s).elastic()) {
+    public static void refuseElasticAtOpen(KVStoreSettings s, boolean async, HazelcastSettings.UpdateOn updateOn) {
+        if (from(s).elastic() && (async || updateOn != HazelcastSettings.UpdateOn.WORKER)) {
             throw new IllegalArgumentException(s.describe(HazelcastSettings.ELASTIC) + "='"
-                    + s.get(HazelcastSettings.ELASTIC.key()).orElse("true") + "' is not available yet: elastic "
-                    + "membership's recovery of the rounds open at a loss is not built yet (issue 40); leave elastic "
-                    + "unset, and a lost worker fails the ops that need it, naming its rank (restart the job from a "
-                    + "checkpoint with depengine.kvstore.resume)");
+                    + s.get(HazelcastSettings.ELASTIC.key()).orElse("true") + "' needs dist_sync with "
+                    + HazelcastSettings.UPDATE_ON.key() + "=worker (the default): carrying the rounds of "
+                    + (async ? "dist_async" : "updateOn=server") + " over a lost worker is not built yet (issue 40); use "
+                    + "dist_sync with updateOn=worker, or leave elastic unset, and a lost worker fails the ops that need "
+                    + "it, naming its rank (restart the job from a checkpoint with depengine.kvstore.resume)");
         }
     }
 

@@ -28,8 +28,8 @@ final class Advance {
             Frame stateFrame = null;
             long round = -1;
             synchronized (x) {
-                if (pk.applying || pk.key == null || pk.waiter == null || x.change.frozen()) {
-                    return; // a view change in progress: nothing applies until its view is installed
+                if (pk.applying || pk.key == null || pk.waiter == null || x.change.stopsApplies()) {
+                    return; // a view change in progress: nothing applies until its view is installed and told
                 }
                 if (pk.state != null) {
                     state = pk.state;

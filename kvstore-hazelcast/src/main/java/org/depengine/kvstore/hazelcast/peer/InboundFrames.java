@@ -165,11 +165,13 @@ final class InboundFrames implements PeerTransport.Inbound {
             }
             case CLOSED -> {
                 x.closedBy[r] = Math.max(x.closedBy[r], f.period());
+                x.notifyAll(); // an elastic barrier waits for it (awaitClosed)
                 return ALL;
             }
             case BYE -> {
                 x.saidBye[r] = true;
                 x.closedBy[r] = Integer.MAX_VALUE;
+                x.notifyAll();
                 x.reducer.ended(r, Integer.MAX_VALUE);
                 for (PeerKey pk : x.keys.values()) {
                     for (KeyLayout.Chunk c : pk.layout.chunks()) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -102,11 +103,12 @@ public final class PeerExchange implements AutoCloseable {
     /**
      * Starts this worker's transport on {@code bind}.
      *
+     * @param elastic whether the job's views may change ({@link #changeView})
      * @param timer runs the sweep that fails ops without progress for {@code timeoutMs}
      */
-    public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, String jobId, InetSocketAddress bind,
-                        Applier applier, ScheduledExecutorService timer, StoreStats stats) {
-        this(rank, workers, splitFloats, timeoutMs, false, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
+    public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, boolean elastic, String jobId,
+                        InetSocketAddress bind, Applier applier, ScheduledExecutorService timer, StoreStats stats) {
+        this(rank, workers, splitFloats, timeoutMs, elastic, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
     }
 
     /**
@@ -147,7 +149,7 @@ public final class PeerExchange implements AutoCloseable {
          * View {@code epoch} is installed here: this worker is rank {@code rank} of {@code workers}, and each key's
          * rounds up to its agreed round ({@link org.depengine.kvstore.hazelcast.protocol.ElasticRule#NOT_STARTED}:
          * none) were summed in the views before, the later ones in this one. Called under the exchange's lock:
-         * hand it off, never block or call the exchange.
+         * hand it off, never block or call the exchange. No round is applied here until {@link #released}.
          */
         void installed(int epoch, int rank, int workers, Map<String, Long> agreed);
     }
@@ -159,11 +161,24 @@ public final class PeerExchange implements AutoCloseable {
         viewListener = l;
     }
 
-    void installed(int epoch, Map<String, Long> agreed) {
+    /** Tells the listener of view {@code epoch}; whether one was told (then no round applies until {@link #released}). */
+    boolean installed(int epoch, Map<String, Long> agreed) {
         ViewListener l = viewListener;
         if (l != null) {
             l.installed(epoch, rank, workers, java.util.Collections.unmodifiableMap(agreed));
         }
+        return l != null;
+    }
+
+    /**
+     * The store has moved to view {@code epoch} and told its listeners: the rounds of that view may be applied
+     * here (none is before, so no pull sees a round of a view its listeners were not told of).
+     */
+    public void released(int epoch) {
+        synchronized (this) {
+            change.release(epoch);
+        }
+        advanceAll();
     }
 
     /** What the wire hands the frames that arrive to: for the model check's in-memory wire. */
@@ -355,13 +370,14 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     /** Every op that waits, and every later one, fails with {@code why} (the job cannot go on for this worker). */
-    void failAll(String why) {
+    public void failAll(String why) {
         Map<PeerKey.Waiter, String> failed = new java.util.HashMap<>();
         synchronized (this) {
             if (lost != null) {
                 return;
             }
             lost = why;
+            notifyAll(); // a barrier waiting (awaitClosed) fails too
             for (PeerKey pk : keys.values()) {
                 if (pk.waiter != null && !satisfied(pk)) {
                     failed.put(pk.waiter, pk.layout.key());
@@ -373,6 +389,48 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ applying
+
+    /**
+     * An elastic job's barrier: waits until every worker of the view installed has ended {@code period} and
+     * every round of it is summed ({@link #closedThrough}), across view changes.
+     *
+     * @throws KVStoreException if the job cannot go on here, or nothing moved for {@code timeoutMs}
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public void awaitClosed(int period, String what) throws InterruptedException {
+        long wait = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        synchronized (this) {
+            long since = System.nanoTime();
+            int seen = closedThrough();
+            int epochSeen = epoch;
+            while (closedThrough() < period || change.frozen()) {
+                if (lost != null) {
+                    throw failure(null, what, lost);
+                }
+                if (closedThrough() != seen || epoch != epochSeen) {
+                    seen = closedThrough();
+                    epochSeen = epoch;
+                    since = System.nanoTime();
+                }
+                long left = wait - (System.nanoTime() - since);
+                if (left <= 0) {
+                    throw failure(null, what, "no progress for " + timeoutMs + " ms (depengine.kvstore.timeoutMs): the "
+                            + "workers that have not ended period " + period + " here: " + notClosed(period));
+                }
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        }
+    }
+
+    private String notClosed(int period) {
+        List<Integer> open = new java.util.ArrayList<>();
+        for (int r = 0; r < workers; r++) {
+            if (closedBy[r] < period) {
+                open.add(r);
+            }
+        }
+        return open + " of view " + epoch;
+    }
 
     /** The latest period every rank has closed for this worker: every sum of it and before has arrived. */
     int closedThrough() {

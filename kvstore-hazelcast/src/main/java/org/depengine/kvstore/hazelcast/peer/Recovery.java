@@ -52,6 +52,8 @@ final class Recovery {
     /** Reports that reached this worker as a leader: epoch, then place on the wire, then the report. */
     private final Map<Integer, Map<Integer, ByteBuf>> reports = new HashMap<>();
     private final List<Held> held = new ArrayList<>();
+    /** The view installed whose rounds wait until the store has told its listeners ({@link #release}), or -1. */
+    private int holding = -1;
 
     Recovery(PeerExchange x) {
         this.x = x;
@@ -60,6 +62,18 @@ final class Recovery {
     /** Whether a view change is under way: the old view's frames and applies are stopped. */
     boolean frozen() {
         return target > x.epoch;
+    }
+
+    /** Whether no round may be applied now: a change is under way, or the store has not told its listeners of the last one. */
+    boolean stopsApplies() {
+        return frozen() || holding >= 0;
+    }
+
+    /** The store has told its listeners of view {@code epoch} (and those before): its rounds may be applied. */
+    void release(int epoch) {
+        if (epoch >= holding) {
+            holding = -1;
+        }
     }
 
     /** View {@code epoch} of the workers at places {@code mids} (rank order) is the job's: freeze, then report. */
@@ -293,7 +307,10 @@ final class Recovery {
         }
         LOG.info("rank {}: view {} installed, {} workers, {} ms after this worker froze; keys' agreed rounds {}", x.rank,
                 x.epoch, n, (System.nanoTime() - frozeAt) / 1_000_000, agreedRounds);
-        x.installed(x.epoch, agreedRounds);
+        if (x.installed(x.epoch, agreedRounds)) {
+            holding = x.epoch; // until the store has told its listeners ({@link PeerExchange#released})
+        }
+        x.notifyAll(); // an elastic barrier waits across the change
         List<Held> now = new ArrayList<>();
         held.removeIf(h -> {
             boolean mine = h.frame().epoch() == x.epoch;

@@ -118,6 +118,7 @@ final class Reducer {
                 }
             }
             x.closedBy[rank] = sentClosed;
+            x.notifyAll(); // an elastic barrier waits for it (PeerExchange.awaitClosed)
         }
     }
 }

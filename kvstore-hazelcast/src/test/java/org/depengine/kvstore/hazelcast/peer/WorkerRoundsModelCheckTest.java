@@ -288,6 +288,11 @@ class WorkerRoundsModelCheckTest {
                         new StoreStats(), in -> new MemoryWire(from));
                 workers[r].onViewInstalled((epoch, rank, size, rounds) -> {
                     dbg(() -> "w" + from + " installed " + epoch + " as rank " + rank + " agreed " + rounds);
+                    completions.add(() -> { // the store tells its listeners, then lets the view's rounds apply
+                        if (!dead[from]) {
+                            workers[from].released(epoch);
+                        }
+                    });
                     Map<String, Long> before = agreed.putIfAbsent(epoch, new HashMap<>(rounds));
                     if (before != null && !before.equals(rounds)) {
                         failure = "view " + epoch + "'s agreed rounds differ between workers: " + before + ", " + rounds;

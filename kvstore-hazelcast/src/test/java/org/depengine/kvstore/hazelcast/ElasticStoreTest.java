@@ -1,0 +1,202 @@
+package org.depengine.kvstore.hazelcast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.depengine.api.Context;
+import org.depengine.api.Engine;
+import org.depengine.api.FnProperty;
+import org.depengine.api.device.DeviceArray;
+import org.depengine.api.device.Devices;
+import org.depengine.kvstore.KVStore;
+import org.depengine.kvstore.MembershipChange;
+import org.depengine.kvstore.Updater;
+import org.depengine.kvstore.spi.Rounds;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An elastic job goes on without a worker that dies ({@code elastic=true}, {@code dist_sync},
+ * {@code updateOn=worker}): three workers on three embedded members in this JVM push a small key (one part,
+ * summed by every worker) and a split one (parts summed by different workers) round after round; after
+ * round 4's pushes (rank 2's included, or not) rank 2's member is killed. The survivors' pulls of round 4 and
+ * later complete; each survivor's listener is told once (view 1, rank 2 left), its {@code rank()} and
+ * {@code numWorkers()} answer the new view inside the call; every pulled value equals the serial model of
+ * the elastic rule (rounds before each key's {@code firstRoundOf} summed over the three workers, later ones
+ * over the two survivors), bit for bit on both; a barrier after the loss passes. Each worker's
+ * pushes are fixed by its first rank, the round and the key, so the model needs nothing from the run but
+ * {@code firstRoundOf}.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ElasticStoreTest {
+    private static final int WORKERS = 3;
+    private static final int ROUNDS = 8;
+    private static final int KILLED_AFTER = 4;
+    private static final Map<String, Integer> KEYS = new LinkedHashMap<>(Map.of("small", 3, "split", 24));
+    private final List<HazelcastInstance> members = new ArrayList<>();
+    private final List<Engine> engines = new ArrayList<>();
+    private final List<KVStore> stores = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (int r = 0; r < stores.size(); r++) {
+            if (members.get(r).getLifecycleService().isRunning()) {
+                stores.get(r).close();
+            }
+        }
+        engines.forEach(Engine::close);
+        members.forEach(m -> {
+            if (m.getLifecycleService().isRunning()) {
+                m.shutdown();
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "rank 2 pushed round 4 before it died: {0}")
+    @ValueSource(booleans = {true, false})
+    void survivorsGoOnAndTheirValuesAreTheRulesSerialModel(boolean lastPushed) throws Exception {
+        TestCluster cluster = new TestCluster(WORKERS);
+        members.addAll(cluster.startMembers(WORKERS, Map.of()));
+        Map<String, String> settings = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4", "backups", "2");
+        for (int r = 0; r < WORKERS; r++) {
+            engines.add(Engine.create("perdevice"));
+        }
+        stores.addAll(TestCluster.parallel(WORKERS, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
+                cluster.storeSettings(r, settings), members.get(r))));
+        List<List<Object[]>> told = new ArrayList<>();
+        for (KVStore s : stores) {
+            List<Object[]> mine = new CopyOnWriteArrayList<>();
+            told.add(mine);
+            s.onMembershipChange(c -> mine.add(new Object[] {c, s.rank(), s.numWorkers()}));
+            s.setUpdater(Updater.sum());
+        }
+        Map<String, DeviceArray[]> arrays = new LinkedHashMap<>();
+        for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
+            DeviceArray[] a = new DeviceArray[WORKERS];
+            for (int r = 0; r < WORKERS; r++) {
+                a[r] = array(engines.get(r), k.getKey() + r, k.getValue());
+                write(engines.get(r), a[r], new float[k.getValue()]);
+                stores.get(r).init(k.getKey(), a[r]);
+            }
+            arrays.put(k.getKey(), a);
+        }
+        List<Map<String, float[]>> pulled = new ArrayList<>(); // [round - 1] -> key -> rank 0's value
+        int live = WORKERS;
+        for (int round = 1; round <= ROUNDS; round++) {
+            for (int r = 0; r < live; r++) {
+                if (round == KILLED_AFTER && r == 2 && !lastPushed) {
+                    continue;
+                }
+                for (String key : KEYS.keySet()) {
+                    write(engines.get(r), arrays.get(key)[r], push(r, round, KEYS.get(key)));
+                    stores.get(r).push(key, arrays.get(key)[r]);
+                }
+            }
+            if (round == KILLED_AFTER) {
+                engines.get(2).waitForAll(Duration.ofSeconds(30)); // its pushes are out
+                members.get(2).getLifecycleService().terminate(); // a crash
+                live = 2;
+            }
+            Map<String, float[]> values = new LinkedHashMap<>();
+            for (String key : KEYS.keySet()) {
+                float[] mine = null;
+                for (int r = 0; r < live; r++) {
+                    stores.get(r).pull(key, arrays.get(key)[r]);
+                    float[] got = read(engines.get(r), arrays.get(key)[r], KEYS.get(key));
+                    if (mine != null) {
+                        assertArrayEquals(mine, got, key + " after round " + round + ": the survivors' copies differ");
+                    }
+                    mine = got;
+                }
+                values.put(key, mine);
+            }
+            pulled.add(values);
+        }
+        for (int r = 0; r < 2; r++) {
+            assertEquals(1, told.get(r).size(), "rank " + r + " was told " + told.get(r).size() + " changes");
+            MembershipChange c = (MembershipChange) told.get(r).get(0)[0];
+            assertEquals(1, c.epoch());
+            assertEquals(r, c.rank());
+            assertEquals(r, c.previousRank());
+            assertEquals(2, c.numWorkers());
+            assertEquals(List.of(2), c.left().stream().map(MembershipChange.Departure::rank).toList());
+            assertEquals(r, told.get(r).get(0)[1], "rank() inside the call");
+            assertEquals(2, told.get(r).get(0)[2], "numWorkers() inside the call");
+            assertEquals(2, stores.get(r).numWorkers());
+            assertEquals(((MembershipChange) told.get(0).get(0)[0]).firstRoundOf(), c.firstRoundOf(), "the survivors' agreed rounds");
+        }
+        MembershipChange change = (MembershipChange) told.get(0).get(0)[0];
+        for (String key : KEYS.keySet()) {
+            long first = change.firstRoundOf().get(key);
+            assertTrue(first == Rounds.of(0, KILLED_AFTER) || lastPushed && first == Rounds.of(0, KILLED_AFTER + 1),
+                    key + "'s first round of the new view: " + Rounds.text(first));
+            float[] model = new float[KEYS.get(key)];
+            for (int round = 1; round <= ROUNDS; round++) {
+                int summed = round < Rounds.index(first) ? WORKERS : 2;
+                for (int r = 0; r < summed; r++) {
+                    if (round == KILLED_AFTER && r == 2 && !lastPushed) {
+                        continue;
+                    }
+                    float[] g = push(r, round, model.length);
+                    for (int i = 0; i < model.length; i++) {
+                        model[i] += g[i];
+                    }
+                }
+                assertArrayEquals(model, pulled.get(round - 1).get(key), key + " after round " + round
+                        + " (first round of the new view " + Rounds.text(first) + ")");
+            }
+        }
+        List<CompletableFuture<Void>> barriers = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            barriers.add(CompletableFuture.runAsync(stores.get(r)::barrier));
+        }
+        for (CompletableFuture<Void> b : barriers) {
+            b.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Worker {@code rank}'s push of {@code round}: small whole numbers, so that every sum is exact. */
+    private static float[] push(int rank, int round, int length) {
+        float[] g = new float[length];
+        for (int i = 0; i < length; i++) {
+            g[i] = ((rank + 1) * 7 + round * 3 + i) % 11 - 5;
+        }
+        return g;
+    }
+
+    private static DeviceArray array(Engine e, String name, int length) {
+        return new DeviceArray(Devices.device(Context.cpu()).allocate(4L * length), e.newVariable(name));
+    }
+
+    private static void write(Engine e, DeviceArray a, float[] data) {
+        ByteBuffer b = ByteBuffer.allocateDirect(4 * data.length).order(ByteOrder.nativeOrder());
+        b.asFloatBuffer().put(data);
+        e.pushSync(rc -> ChildWorker.memcpy().hostToDevice(rc.stream(), b.duplicate(), a.buffer(), a.offsetBytes()),
+                Context.cpu(), List.of(), List.of(a.var()), FnProperty.COPY_TO_DEVICE, 0, "write " + a);
+    }
+
+    private static float[] read(Engine e, DeviceArray a, int length) {
+        ByteBuffer host = ByteBuffer.allocateDirect(4 * length).order(ByteOrder.nativeOrder());
+        org.depengine.api.VarHandle done = e.newVariable("read " + a);
+        e.pushSync(rc -> ChildWorker.memcpy().deviceToHost(rc.stream(), a.buffer(), a.offsetBytes(), host), Context.cpu(),
+                List.of(a.var()), List.of(done), FnProperty.NORMAL, 0, "read " + a);
+        e.waitForVar(done, Duration.ofSeconds(60));
+        float[] got = new float[length];
+        host.asFloatBuffer().get(got);
+        return got;
+    }
+}
