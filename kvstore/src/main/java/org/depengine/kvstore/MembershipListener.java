@@ -7,9 +7,11 @@ package org.depengine.kvstore;
  *
  * <h2>The contract of the calls</h2>
  * <ul>
- *   <li><b>Once per epoch, in epoch order</b>: one call for each view this worker moves to after the
- *   registration, with {@link MembershipChange#epoch()} increasing by one from call to call (a worker
- *   skips no epoch). Calls never overlap: the next one starts after this one has returned.</li>
+ *   <li><b>Once per view moved to, in epoch order</b>: one call for each view this worker moves to after the
+ *   registration, with {@link MembershipChange#epoch()} increasing from call to call. A view that a later one
+ *   replaced before this worker moved to it (a second loss during the first one's recovery) gets no call of
+ *   its own: the later call lists its departures too. Calls never overlap: the next one starts after this
+ *   one has returned.</li>
  *   <li><b>On the store's event thread</b>: a thread of the store, never the thread of a caller of the
  *   store's methods, never an engine worker running ops. So the listener must not wait on the store
  *   ({@link KVStore#barrier()}, {@link KVStore#close()}, or a wait for a pull's out): the rounds of the

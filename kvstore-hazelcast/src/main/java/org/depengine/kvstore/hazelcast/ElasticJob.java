@@ -58,6 +58,7 @@ final class ElasticJob implements AutoCloseable {
         this.rank = job.rank();
         this.workers = job.workers();
         exchange.onViewInstalled(this::installed);
+        exchange.recoveryTimeout(settings.recoveryTimeout().toMillis());
         this.membership = new ElasticMembership(hz, job, settings, events, new ElasticMembership.Listener() {
             @Override
             public void changed(ViewChange change) {

@@ -272,11 +272,11 @@ public abstract class AbstractKVStore implements KVStore {
 
     /**
      * Tells every {@link #onMembershipChange} listener of {@code change}, on this thread, in registration
-     * order, logging what one throws: call it on the store's event thread, once per epoch in epoch order,
+     * order, logging what one throws: call it on the store's event thread, once per view moved to, in epoch order,
      * after {@link #rank()} and {@link #numWorkers()} answer the new view and before any of its rounds
      * completes here ({@link MembershipListener}'s contract). None is called after close; null is refused.
      *
-     * @throws IllegalStateException if {@code change} is not the epoch after the last one delivered, or does
+     * @throws IllegalStateException if {@code change} is not of an epoch after the last one delivered, or does
      *     not match rank() and numWorkers() (the store's bug: no listener is called)
      */
     protected final void membershipChanged(MembershipChange change) {

@@ -61,7 +61,7 @@ final class MembershipListeners {
             // is not delivered on its own (the next change carries its departures).
             if (change.epoch() <= lastEpoch) {
                 throw new IllegalStateException(store + " delivers the change to view " + change.epoch() + " after view "
-                        + lastEpoch + ": changes are delivered once per epoch, in epoch order");
+                        + lastEpoch + ": changes are delivered in epoch order, at most once per view");
             }
             lastEpoch = change.epoch();
             for (Entry e : entries) {

@@ -155,6 +155,13 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     private volatile ViewListener viewListener;
+    /** An elastic job's bound on a view change ({@code recoveryTimeoutMs}); 0: none. */
+    volatile long recoveryTimeoutMs;
+
+    /** Bounds each view change by {@code ms}: one not installed by then fails every op here ({@link Timeouts}). */
+    public void recoveryTimeout(long ms) {
+        recoveryTimeoutMs = ms;
+    }
 
     /** Sets who is told each view this exchange installs. */
     public void onViewInstalled(ViewListener l) {

@@ -69,6 +69,33 @@ final class Recovery {
         return frozen() || holding >= 0;
     }
 
+    /**
+     * Why the change under way is late: it began more than {@code limitMs} ago and is not installed (a report
+     * or the decision never came: its sender was lost too, and no later view has replaced it yet); else null.
+     */
+    String overdue(long limitMs) {
+        if (!frozen() || limitMs <= 0 || System.nanoTime() - frozeAt <= limitMs * 1_000_000L) {
+            return null;
+        }
+        String waits;
+        if (!reported) {
+            waits = "this worker's applies running";
+        } else if (targetMids[0] == x.mid) {
+            List<Integer> missing = new ArrayList<>();
+            Map<Integer, ByteBuf> got = reports.getOrDefault(target, Map.of());
+            for (int r = 0; r < targetMids.length; r++) {
+                if (!got.containsKey(targetMids[r])) {
+                    missing.add(r);
+                }
+            }
+            waits = "the reports of its ranks " + missing;
+        } else {
+            waits = "the decision of its rank 0";
+        }
+        return "the move to view " + target + " did not finish within recoveryTimeoutMs=" + limitMs + " (it waits for "
+                + waits + "); the job cannot go on here";
+    }
+
     /** The store has told its listeners of view {@code epoch} (and those before): its rounds may be applied. */
     void release(int epoch) {
         if (epoch >= holding) {

@@ -9,7 +9,8 @@ import org.depengine.kvstore.spi.Rounds;
 /**
  * A {@link PeerExchange}'s last resort: an op that has seen no progress on its key for {@code timeoutMs}
  * fails, naming what it waits for (the rounds that reached this worker, the ranks that sum the key's
- * parts, the ranks that have not closed a period).
+ * parts, the ranks that have not closed a period); and in an elastic job, a view change not installed within
+ * {@code recoveryTimeoutMs} fails every op, naming what it waits for.
  */
 final class Timeouts {
     private final PeerExchange x;
@@ -22,6 +23,13 @@ final class Timeouts {
     void sweep() {
         List<Object[]> expired = new ArrayList<>();
         long now = System.nanoTime();
+        String late;
+        synchronized (x) {
+            late = x.change.overdue(x.recoveryTimeoutMs);
+        }
+        if (late != null) {
+            x.failAll(late);
+        }
         synchronized (x) {
             for (PeerKey pk : x.keys.values()) {
                 PeerKey.Waiter w = pk.waiter;
