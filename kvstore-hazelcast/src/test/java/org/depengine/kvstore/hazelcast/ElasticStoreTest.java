@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hazelcast.core.HazelcastInstance;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,11 +13,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.device.DeviceArray;
-import org.depengine.api.device.Devices;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.MembershipChange;
 import org.depengine.kvstore.Updater;
@@ -53,11 +48,9 @@ class ElasticStoreTest {
 
     @AfterEach
     void stop() {
-        for (int r = 0; r < stores.size(); r++) {
-            if (members.get(r).getLifecycleService().isRunning()) {
-                stores.get(r).close();
-            }
-        }
+        // The killed worker's store too: its member is gone, but its data transport must close (DistConformance
+        // checks that no closed store's transport stays open).
+        stores.forEach(KVStore::close);
         engines.forEach(Engine::close);
         members.forEach(m -> {
             if (m.getLifecycleService().isRunning()) {
@@ -88,8 +81,8 @@ class ElasticStoreTest {
         for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
             DeviceArray[] a = new DeviceArray[WORKERS];
             for (int r = 0; r < WORKERS; r++) {
-                a[r] = array(engines.get(r), k.getKey() + r, k.getValue());
-                write(engines.get(r), a[r], new float[k.getValue()]);
+                a[r] = HostArrays.array(engines.get(r), k.getKey() + r, k.getValue());
+                HostArrays.write(engines.get(r), a[r], new float[k.getValue()]);
                 stores.get(r).init(k.getKey(), a[r]);
             }
             arrays.put(k.getKey(), a);
@@ -102,7 +95,7 @@ class ElasticStoreTest {
                     continue;
                 }
                 for (String key : KEYS.keySet()) {
-                    write(engines.get(r), arrays.get(key)[r], push(r, round, KEYS.get(key)));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], push(r, round, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
@@ -116,7 +109,7 @@ class ElasticStoreTest {
                 float[] mine = null;
                 for (int r = 0; r < live; r++) {
                     stores.get(r).pull(key, arrays.get(key)[r]);
-                    float[] got = read(engines.get(r), arrays.get(key)[r], KEYS.get(key));
+                    float[] got = HostArrays.read(engines.get(r), arrays.get(key)[r], KEYS.get(key));
                     if (mine != null) {
                         assertArrayEquals(mine, got, key + " after round " + round + ": the survivors' copies differ");
                     }
@@ -176,27 +169,5 @@ class ElasticStoreTest {
             g[i] = ((rank + 1) * 7 + round * 3 + i) % 11 - 5;
         }
         return g;
-    }
-
-    private static DeviceArray array(Engine e, String name, int length) {
-        return new DeviceArray(Devices.device(Context.cpu()).allocate(4L * length), e.newVariable(name));
-    }
-
-    private static void write(Engine e, DeviceArray a, float[] data) {
-        ByteBuffer b = ByteBuffer.allocateDirect(4 * data.length).order(ByteOrder.nativeOrder());
-        b.asFloatBuffer().put(data);
-        e.pushSync(rc -> ChildWorker.memcpy().hostToDevice(rc.stream(), b.duplicate(), a.buffer(), a.offsetBytes()),
-                Context.cpu(), List.of(), List.of(a.var()), FnProperty.COPY_TO_DEVICE, 0, "write " + a);
-    }
-
-    private static float[] read(Engine e, DeviceArray a, int length) {
-        ByteBuffer host = ByteBuffer.allocateDirect(4 * length).order(ByteOrder.nativeOrder());
-        org.depengine.api.VarHandle done = e.newVariable("read " + a);
-        e.pushSync(rc -> ChildWorker.memcpy().deviceToHost(rc.stream(), a.buffer(), a.offsetBytes(), host), Context.cpu(),
-                List.of(a.var()), List.of(done), FnProperty.NORMAL, 0, "read " + a);
-        e.waitForVar(done, Duration.ofSeconds(60));
-        float[] got = new float[length];
-        host.asFloatBuffer().get(got);
-        return got;
     }
 }

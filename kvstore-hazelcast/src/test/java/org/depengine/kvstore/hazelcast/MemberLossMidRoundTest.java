@@ -4,20 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.hazelcast.core.HazelcastInstance;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.depengine.api.Context;
 import org.depengine.api.Engine;
-import org.depengine.api.FnProperty;
 import org.depengine.api.device.DeviceArray;
-import org.depengine.api.device.Devices;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.Updater;
 import org.depengine.testkit.SerialTraining;
@@ -77,8 +71,8 @@ class MemberLossMidRoundTest {
         for (String key : model.keys()) {
             DeviceArray[] a = new DeviceArray[WORKERS];
             for (KVStore s : stores) {
-                a[s.rank()] = array(s.engine(), key + s.rank());
-                write(s.engine(), a[s.rank()], model.initial(key, LENGTH));
+                a[s.rank()] = HostArrays.array(s.engine(), key + s.rank(), LENGTH);
+                HostArrays.write(s.engine(), a[s.rank()], model.initial(key, LENGTH));
                 s.init(key, a[s.rank()]);
             }
             arrays.put(key, a);
@@ -87,7 +81,7 @@ class MemberLossMidRoundTest {
             for (KVStore s : stores) {
                 for (String key : model.keys()) {
                     DeviceArray a = arrays.get(key)[s.rank()];
-                    write(s.engine(), a, model.gradient(round, s.rank(), key));
+                    HostArrays.write(s.engine(), a, model.gradient(round, s.rank(), key));
                     s.push(key, a);
                 }
                 if (round == 4 && s.rank() == 0) {
@@ -102,7 +96,7 @@ class MemberLossMidRoundTest {
             model.round(round);
             for (KVStore s : stores) {
                 for (String key : model.keys()) {
-                    assertArrayEquals(model.weights(key), read(s.engine(), arrays.get(key)[s.rank()]),
+                    assertArrayEquals(model.weights(key), HostArrays.read(s.engine(), arrays.get(key)[s.rank()], LENGTH),
                             key + " on rank " + s.rank() + " after round " + round);
                 }
             }
@@ -125,27 +119,5 @@ class MemberLossMidRoundTest {
             keys.put(prefix + k, LENGTH);
         }
         return keys;
-    }
-
-    private static DeviceArray array(Engine e, String name) {
-        return new DeviceArray(Devices.device(Context.cpu()).allocate(4L * LENGTH), e.newVariable(name));
-    }
-
-    private static void write(Engine e, DeviceArray a, float[] data) {
-        ByteBuffer b = ByteBuffer.allocateDirect(4 * data.length).order(ByteOrder.nativeOrder());
-        b.asFloatBuffer().put(data);
-        e.pushSync(rc -> ChildWorker.memcpy().hostToDevice(rc.stream(), b.duplicate(), a.buffer(), a.offsetBytes()),
-                Context.cpu(), List.of(), List.of(a.var()), FnProperty.COPY_TO_DEVICE, 0, "write " + a);
-    }
-
-    private static float[] read(Engine e, DeviceArray a) {
-        ByteBuffer host = ByteBuffer.allocateDirect(4 * LENGTH).order(ByteOrder.nativeOrder());
-        org.depengine.api.VarHandle done = e.newVariable("read " + a);
-        e.pushSync(rc -> ChildWorker.memcpy().deviceToHost(rc.stream(), a.buffer(), a.offsetBytes(), host), Context.cpu(),
-                List.of(a.var()), List.of(done), FnProperty.NORMAL, 0, "read " + a);
-        e.waitForVar(done, Duration.ofSeconds(60));
-        float[] got = new float[LENGTH];
-        host.asFloatBuffer().get(got);
-        return got;
     }
 }
