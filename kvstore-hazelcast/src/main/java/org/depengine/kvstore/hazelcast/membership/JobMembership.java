@@ -489,7 +489,7 @@ public final class JobMembership implements AutoCloseable {
                     LOG.debug("rank {}: rank {} (member {}) left while this store closes", rank, lost, m.getAddress());
                     return;
                 }
-                LOG.warn("rank {}: {}; its rounds that are still open will fail", rank, why);
+                LOG.warn("rank {}: {}; the rounds that need it fail (in an elastic job: a view without it follows)", rank, why);
                 reportLost(lost, why);
             });
         }
