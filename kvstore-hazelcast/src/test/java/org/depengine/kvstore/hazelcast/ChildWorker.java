@@ -23,13 +23,8 @@ public final class ChildWorker {
     }
 
     public static void main(String[] args) throws Exception {
-        KVStoreSettings.Builder b = KVStoreSettings.builder();
-        for (String a : args) {
-            int eq = a.indexOf('=');
-            b.set(a.substring(0, eq), a.substring(eq + 1));
-        }
         try (Engine engine = Engine.create("perdevice");
-             KVStore kv = KVStore.open(engine, "dist_sync", b.build())) {
+             KVStore kv = KVStore.open(engine, "dist_sync", settings(args))) {
             DeviceArray w = WorkerKillTest.array(engine, "w");
             WorkerKillTest.write(engine, w, 1);
             kv.init("fc1.w", w);
@@ -40,6 +35,16 @@ public final class ChildWorker {
             System.out.flush();
             Thread.sleep(120_000); // killed long before
         }
+    }
+
+    /** A child worker's store settings: its arguments, each {@code name=value}. */
+    static KVStoreSettings settings(String[] args) {
+        KVStoreSettings.Builder b = KVStoreSettings.builder();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            b.set(a.substring(0, eq), a.substring(eq + 1));
+        }
+        return b.build();
     }
 
     static Memcpy memcpy() {

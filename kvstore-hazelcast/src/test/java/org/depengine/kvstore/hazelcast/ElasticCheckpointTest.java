@@ -139,16 +139,8 @@ class ElasticCheckpointTest {
             }
             Map<String, float[]> values = new LinkedHashMap<>();
             for (String key : KEYS.keySet()) {
-                float[] first = null;
-                for (int r : live) {
-                    stores.get(r).pull(key, arrays.get(key)[r]);
-                    float[] got = HostArrays.read(engines.get(r), arrays.get(key)[r], KEYS.get(key));
-                    if (first != null) {
-                        assertArrayEquals(first, got, key + " after round " + round + ": the survivors' copies differ");
-                    }
-                    first = got;
-                }
-                values.put(key, first);
+                values.put(key, HostArrays.pullOnEach(stores, engines, live, key, arrays.get(key), KEYS.get(key),
+                        "after round " + round));
             }
             pulled.add(values);
         }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import org.depengine.api.Engine;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
-import org.depengine.kvstore.KVStoreSettings;
 
 /**
  * A worker of an elastic job in a child JVM, for {@link ElasticWorkerKillTest}: joins as the rank its
@@ -18,14 +17,9 @@ public final class ElasticChildWorker {
     }
 
     public static void main(String[] args) throws Exception {
-        KVStoreSettings.Builder b = KVStoreSettings.builder();
-        for (String a : args) {
-            int eq = a.indexOf('=');
-            b.set(a.substring(0, eq), a.substring(eq + 1));
-        }
         int rounds = Integer.getInteger("depengine.test.childRounds", 3);
         try (Engine engine = Engine.create("perdevice");
-             KVStore kv = KVStore.open(engine, "dist_sync", b.build())) {
+             KVStore kv = KVStore.open(engine, "dist_sync", ChildWorker.settings(args))) {
             DeviceArray w = WorkerKillTest.array(engine, "w");
             WorkerKillTest.write(engine, w, 0);
             kv.init("w", w);

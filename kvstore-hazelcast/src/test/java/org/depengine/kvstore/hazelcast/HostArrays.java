@@ -11,7 +11,7 @@ import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.api.device.Devices;
 
-/** The tests' CPU arrays of floats: made, written and read through an engine's ops. */
+/** The tests' CPU arrays of floats: made, written and read through an engine's ops; and pulls into them. */
 final class HostArrays {
     private HostArrays() {
     }
@@ -39,5 +39,24 @@ final class HostArrays {
         float[] got = new float[floats];
         host.asFloatBuffer().get(got);
         return got;
+    }
+
+    /**
+     * Pulls {@code key} into each of {@code ranks}' array ({@code arrays} by rank; the stores' and engines' by
+     * rank too) and returns the value, after checking that every one of them pulled the same.
+     */
+    static float[] pullOnEach(List<org.depengine.kvstore.KVStore> stores, List<Engine> engines, Iterable<Integer> ranks,
+                              String key, DeviceArray[] arrays, int floats, String when) {
+        float[] first = null;
+        for (int r : ranks) {
+            stores.get(r).pull(key, arrays[r]);
+            float[] got = read(engines.get(r), arrays[r], floats);
+            if (first != null) {
+                org.junit.jupiter.api.Assertions.assertArrayEquals(first, got, key + " " + when
+                        + ": the survivors' copies differ");
+            }
+            first = got;
+        }
+        return first;
     }
 }
