@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HelpTest {
     @ParameterizedTest
     @ValueSource(strings = {"MultiDeviceTraining", "CopyComputeOverlap", "OperatorReuse", "CustomDevicePlugin",
-            "DependencyBasics", "MemoryRecycling", "RandomNumbers", "AsyncCompletion", "KVStoreModelStep"})
+            "DependencyBasics", "MemoryRecycling", "RandomNumbers", "AsyncCompletion", "KVStoreModelStep", "ElasticSteps"})
     void helpGivesTheUsage(String example) throws Exception {
         ModulePathLauncher.Result r = ModulePathLauncher.launch(List.of(), "org.depengine.examples." + example, "--help");
         assertEquals(0, r.exitCode(), r.output());
@@ -52,7 +52,7 @@ class HelpTest {
         Result list = script("--list");
         assertEquals(0, list.code(), list.out());
         assertEquals(List.of("MultiDeviceTraining", "DependencyBasics", "CopyComputeOverlap", "OperatorReuse",
-                "CustomDevicePlugin", "MemoryRecycling", "RandomNumbers", "AsyncCompletion", "KVStoreModelStep"), list.out().strip().lines().toList());
+                "CustomDevicePlugin", "MemoryRecycling", "RandomNumbers", "AsyncCompletion", "KVStoreModelStep", "ElasticSteps"), list.out().strip().lines().toList());
         Result helper = script("Args");
         assertEquals(2, helper.code(), helper.out());
         assertTrue(helper.out().startsWith("run-example: no example named 'Args'"), helper.out());

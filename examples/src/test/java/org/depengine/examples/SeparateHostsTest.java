@@ -5,17 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -148,7 +144,7 @@ class SeparateHostsTest {
      */
     private Workers startTrainingAndLose(Loss loss) throws Exception {
         Workers w = startWorkers(List.of("-Ddepengine.kvstore.timeoutMs=" + CALL_TIMEOUT_MS), "--epochs", "30");
-        w.rank0.underWay.get(240, TimeUnit.SECONDS);
+        w.rank0.seen.get(240, TimeUnit.SECONDS);
         loss.inflict(w.processes.get(HOSTS - 1));
         w.lostAt = System.nanoTime();
         return w;
@@ -175,10 +171,10 @@ class SeparateHostsTest {
     /** The worker processes, by rank, rank 0's output, and when a test inflicted its loss. */
     private static final class Workers {
         final List<Process> processes;
-        final ConsoleReader rank0;
+        final OutputLines rank0;
         long lostAt;
 
-        Workers(List<Process> processes, ConsoleReader rank0) {
+        Workers(List<Process> processes, OutputLines rank0) {
             this.processes = processes;
             this.rank0 = rank0;
         }
@@ -201,7 +197,7 @@ class SeparateHostsTest {
             started[rank] = hosts.start(rank, cmd, rank == 0 ? ProcessBuilder.Redirect.PIPE
                     : ProcessBuilder.Redirect.to(logFile(rank).toFile()));
         }
-        return new Workers(List.of(started), new ConsoleReader(started[0]));
+        return new Workers(List.of(started), new OutputLines(started[0], SECOND_EPOCH, "rank 0"));
     }
 
     /** What every rank printed, for a failure's message. */
@@ -222,36 +218,6 @@ class SeparateHostsTest {
             return w.rank0.text.get(10, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
             return w.rank0.sofar + "(output still open)";
-        }
-    }
-
-    /**
-     * Reads a process's output on a thread of its own: {@link #underWay} completes at its second epoch
-     * line (training is under way), {@link #text} at the end of its output.
-     */
-    private static final class ConsoleReader {
-        final CompletableFuture<Void> underWay = new CompletableFuture<>();
-        final CompletableFuture<String> text = new CompletableFuture<>();
-        final StringBuffer sofar = new StringBuffer();
-
-        ConsoleReader(Process p) {
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line = r.readLine(); line != null; line = r.readLine()) {
-                        sofar.append(line).append('\n');
-                        if (SECOND_EPOCH.matcher(line).find()) {
-                            underWay.complete(null);
-                        }
-                    }
-                    underWay.completeExceptionally(new AssertionError("rank 0 ended before epoch 2:\n" + sofar));
-                    text.complete(sofar.toString());
-                } catch (IOException | RuntimeException e) {
-                    underWay.completeExceptionally(e);
-                    text.completeExceptionally(e);
-                }
-            }, "rank 0 output");
-            t.setDaemon(true);
-            t.start();
         }
     }
 

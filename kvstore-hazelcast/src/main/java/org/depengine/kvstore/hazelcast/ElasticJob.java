@@ -105,6 +105,8 @@ final class ElasticJob implements AutoCloseable {
             events.execute(() -> {
                 try {
                     deliver(epoch, newRank, size, firstRounds);
+                } catch (RuntimeException e) {
+                    LOG.error("rank {}: moving the store to view {} failed; its listeners were not told", rank, epoch, e);
                 } finally {
                     exchange.released(epoch);
                 }
@@ -126,7 +128,8 @@ final class ElasticJob implements AutoCloseable {
             }
             now = c.view();
             for (ViewChange.Departure d : c.left()) {
-                left.add(new MembershipChange.Departure(d.rank(), d.member(), d.why(), d.detectedAt()));
+                // Its rank in the view the store last moved to (a skipped view's ranks are no one's here).
+                left.add(new MembershipChange.Departure(previous.rankOf(d.member()), d.member(), d.why(), d.detectedAt()));
             }
         }
         if (now == null) {
