@@ -94,15 +94,9 @@ class ElasticCheckpointTest {
         survivors.remove(Integer.valueOf(killed)); // first ranks, in the new view's rank order
 
         // The first job: three elastic workers, one lost after round KILLED_AFTER.
-        TestCluster cluster = new TestCluster(WORKERS);
-        members.addAll(cluster.startMembers(WORKERS, Map.of()));
         Map<String, String> settings = new HashMap<>(ELASTIC);
         settings.put("splitFloats", "4");
-        for (int r = 0; r < WORKERS; r++) {
-            engines.add(Engine.create("perdevice"));
-        }
-        stores.addAll(TestCluster.parallel(WORKERS, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
-                cluster.storeSettings(r, settings), members.get(r))));
+        stores.addAll(ElasticJobs.open(new TestCluster(WORKERS), WORKERS, Map.of(), settings, members, engines));
         List<List<MembershipChange>> told = new ArrayList<>();
         for (KVStore s : stores) {
             List<MembershipChange> mine = new CopyOnWriteArrayList<>();
@@ -110,16 +104,7 @@ class ElasticCheckpointTest {
             s.onMembershipChange(mine::add);
             s.setUpdater(updater);
         }
-        Map<String, DeviceArray[]> arrays = new LinkedHashMap<>();
-        for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
-            DeviceArray[] a = new DeviceArray[WORKERS];
-            for (int r = 0; r < WORKERS; r++) {
-                a[r] = HostArrays.array(engines.get(r), k.getKey() + r, k.getValue());
-                HostArrays.write(engines.get(r), a[r], initial(k.getKey(), k.getValue()));
-                stores.get(r).init(k.getKey(), a[r]);
-            }
-            arrays.put(k.getKey(), a);
-        }
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> initial(key, KEYS.get(key)));
         List<Map<String, float[]>> pulled = new ArrayList<>(); // [round - 1] -> key -> the survivors' value
         List<Integer> live = List.of(0, 1, 2);
         for (int round = 1; round <= ROUNDS; round++) {
@@ -211,34 +196,21 @@ class ElasticCheckpointTest {
     private void resume(Path file, int period, int n, boolean elastic, Updater updater,
             Map<String, UpdatedValue> checkpointed) throws Exception {
         String job = n + " workers" + (elastic ? ", elastic" : "");
-        TestCluster cluster = new TestCluster(n);
-        members.addAll(cluster.startMembers(n, Map.of()));
         Map<String, String> settings = new HashMap<>(elastic ? ELASTIC : Map.of());
         settings.put("splitFloats", "4");
         settings.put("resume", file.toString());
-        for (int r = 0; r < n; r++) {
-            engines.add(Engine.create("perdevice"));
-        }
-        stores.addAll(TestCluster.parallel(n, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
-                cluster.storeSettings(r, settings), members.get(r))));
-        Map<String, DeviceArray[]> arrays = new LinkedHashMap<>();
+        stores.addAll(ElasticJobs.open(new TestCluster(n), n, Map.of(), settings, members, engines));
         for (int r = 0; r < n; r++) {
             assertEquals(period, stores.get(r).period(), job + ": rank " + r + " starts in the checkpoint's period");
             assertEquals(r, stores.get(r).rank());
             assertEquals(n, stores.get(r).numWorkers());
             stores.get(r).setUpdater(updater);
         }
-        for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
-            DeviceArray[] a = new DeviceArray[n];
-            for (int r = 0; r < n; r++) {
-                a[r] = HostArrays.array(engines.get(r), k.getKey() + r, k.getValue());
-                float[] ignored = new float[k.getValue()];
-                Arrays.fill(ignored, 100 + r); // a resumed init takes the checkpoint's value instead
-                HostArrays.write(engines.get(r), a[r], ignored);
-                stores.get(r).init(k.getKey(), a[r]);
-            }
-            arrays.put(k.getKey(), a);
-        }
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> {
+            float[] ignored = new float[KEYS.get(key)];
+            Arrays.fill(ignored, 100 + r); // a resumed init takes the checkpoint's value instead
+            return ignored;
+        });
         Map<String, UpdatedValue> model = new LinkedHashMap<>();
         checkpointed.forEach((key, m) -> model.put(key, m.copy()));
         List<Integer> ranks = new ArrayList<>();

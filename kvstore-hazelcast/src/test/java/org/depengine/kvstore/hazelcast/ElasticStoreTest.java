@@ -42,6 +42,9 @@ class ElasticStoreTest {
     private static final int WORKERS = 3;
     private static final int ROUNDS = 8;
     private static final int KILLED_AFTER = 4;
+    /** Two backups of the job's shared map: two members lost at once keep a copy of the view. */
+    private static final Map<String, String> SETTINGS = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4",
+            "backups", "2");
     private static final Map<String, Integer> KEYS = new LinkedHashMap<>(Map.of("small", 3, "split", 24));
     private final List<HazelcastInstance> members = new ArrayList<>();
     private final List<Engine> engines = new ArrayList<>();
@@ -63,14 +66,7 @@ class ElasticStoreTest {
     @ParameterizedTest(name = "rank 2 pushed round 4 before it died: {0}")
     @ValueSource(booleans = {true, false})
     void survivorsGoOnAndTheirValuesAreTheRulesSerialModel(boolean lastPushed) throws Exception {
-        TestCluster cluster = new TestCluster(WORKERS);
-        members.addAll(cluster.startMembers(WORKERS, Map.of()));
-        Map<String, String> settings = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4", "backups", "2");
-        for (int r = 0; r < WORKERS; r++) {
-            engines.add(Engine.create("perdevice"));
-        }
-        stores.addAll(TestCluster.parallel(WORKERS, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
-                cluster.storeSettings(r, settings), members.get(r))));
+        stores.addAll(ElasticJobs.open(new TestCluster(WORKERS), WORKERS, Map.of(), SETTINGS, members, engines));
         List<List<Object[]>> told = new ArrayList<>();
         for (KVStore s : stores) {
             List<Object[]> mine = new CopyOnWriteArrayList<>();
@@ -78,16 +74,7 @@ class ElasticStoreTest {
             s.onMembershipChange(c -> mine.add(new Object[] {c, s.rank(), s.numWorkers()}));
             s.setUpdater(Updater.sum());
         }
-        Map<String, DeviceArray[]> arrays = new LinkedHashMap<>();
-        for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
-            DeviceArray[] a = new DeviceArray[WORKERS];
-            for (int r = 0; r < WORKERS; r++) {
-                a[r] = HostArrays.array(engines.get(r), k.getKey() + r, k.getValue());
-                HostArrays.write(engines.get(r), a[r], new float[k.getValue()]);
-                stores.get(r).init(k.getKey(), a[r]);
-            }
-            arrays.put(k.getKey(), a);
-        }
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> new float[KEYS.get(key)]);
         List<Map<String, float[]>> pulled = new ArrayList<>(); // [round - 1] -> key -> rank 0's value
         int live = WORKERS;
         for (int round = 1; round <= ROUNDS; round++) {
@@ -105,13 +92,7 @@ class ElasticStoreTest {
                 members.get(2).getLifecycleService().terminate(); // a crash
                 live = 2;
             }
-            Map<String, float[]> values = new LinkedHashMap<>();
-            List<Integer> ranks = java.util.stream.IntStream.range(0, live).boxed().toList();
-            for (String key : KEYS.keySet()) {
-                values.put(key, HostArrays.pullOnEach(stores, engines, ranks, key, arrays.get(key), KEYS.get(key),
-                        "after round " + round));
-            }
-            pulled.add(values);
+            pulled.add(pullAll(live, arrays, round));
         }
         for (int r = 0; r < 2; r++) {
             assertEquals(1, told.get(r).size(), "rank " + r + " was told " + told.get(r).size() + " changes");
@@ -166,14 +147,8 @@ class ElasticStoreTest {
     @Test
     void twoLossesBackToBackEndInTheRulesSerialModel() throws Exception {
         int workers = 4;
-        TestCluster cluster = new TestCluster(workers);
-        members.addAll(cluster.startMembers(workers, Map.of("backups", "2")));
-        Map<String, String> settings = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4", "backups", "2");
-        for (int r = 0; r < workers; r++) {
-            engines.add(Engine.create("perdevice"));
-        }
-        stores.addAll(TestCluster.parallel(workers, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
-                cluster.storeSettings(r, settings), members.get(r))));
+        stores.addAll(ElasticJobs.open(new TestCluster(workers), workers, Map.of("backups", "2"), SETTINGS, members,
+                engines));
         List<List<MembershipChange>> told = new ArrayList<>();
         for (KVStore s : stores) {
             List<MembershipChange> mine = new CopyOnWriteArrayList<>();
@@ -181,16 +156,7 @@ class ElasticStoreTest {
             s.onMembershipChange(mine::add);
             s.setUpdater(Updater.sum());
         }
-        Map<String, DeviceArray[]> arrays = new LinkedHashMap<>();
-        for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
-            DeviceArray[] a = new DeviceArray[workers];
-            for (int r = 0; r < workers; r++) {
-                a[r] = HostArrays.array(engines.get(r), k.getKey() + r, k.getValue());
-                HostArrays.write(engines.get(r), a[r], new float[k.getValue()]);
-                stores.get(r).init(k.getKey(), a[r]);
-            }
-            arrays.put(k.getKey(), a);
-        }
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> new float[KEYS.get(key)]);
         List<Map<String, float[]>> pulled = new ArrayList<>();
         int live = workers;
         for (int round = 1; round <= ROUNDS; round++) {
@@ -207,13 +173,7 @@ class ElasticStoreTest {
                 members.get(2).getLifecycleService().terminate();
                 live = 2;
             }
-            Map<String, float[]> values = new LinkedHashMap<>();
-            List<Integer> ranks = java.util.stream.IntStream.range(0, live).boxed().toList();
-            for (String key : KEYS.keySet()) {
-                values.put(key, HostArrays.pullOnEach(stores, engines, ranks, key, arrays.get(key), KEYS.get(key),
-                        "after round " + round));
-            }
-            pulled.add(values);
+            pulled.add(pullAll(live, arrays, round));
         }
         List<MembershipChange> history = told.get(0);
         assertEquals(history.stream().map(c -> c.epoch() + " " + c.firstRoundOf()).toList(),
@@ -248,6 +208,17 @@ class ElasticStoreTest {
                         + history);
             }
         }
+    }
+
+    /** Every key pulled on ranks {@code 0..live-1}, the same on each: the value by key. */
+    private Map<String, float[]> pullAll(int live, Map<String, DeviceArray[]> arrays, int round) {
+        Map<String, float[]> values = new LinkedHashMap<>();
+        List<Integer> ranks = java.util.stream.IntStream.range(0, live).boxed().toList();
+        for (String key : KEYS.keySet()) {
+            values.put(key, HostArrays.pullOnEach(stores, engines, ranks, key, arrays.get(key), KEYS.get(key),
+                    "after round " + round));
+        }
+        return values;
     }
 
     /** Worker {@code rank}'s push of {@code round}: small whole numbers, so that every sum is exact. */
