@@ -246,7 +246,7 @@ class ElasticCheckpointTest {
     private static void barrier(List<KVStore> workers) throws Exception {
         List<CompletableFuture<Void>> barriers = new ArrayList<>();
         for (KVStore s : workers) {
-            barriers.add(CompletableFuture.runAsync(s::barrier));
+            barriers.add(TestCluster.onItsOwnThread(s::barrier));
         }
         for (CompletableFuture<Void> b : barriers) {
             b.get(60, TimeUnit.SECONDS);

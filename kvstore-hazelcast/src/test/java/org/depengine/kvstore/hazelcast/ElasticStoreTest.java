@@ -130,7 +130,7 @@ class ElasticStoreTest {
         }
         List<CompletableFuture<Void>> barriers = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
-            barriers.add(CompletableFuture.runAsync(stores.get(r)::barrier));
+            barriers.add(TestCluster.onItsOwnThread(stores.get(r)::barrier));
         }
         for (CompletableFuture<Void> b : barriers) {
             b.get(60, TimeUnit.SECONDS);

@@ -56,7 +56,7 @@ class ElasticWorkerKillTest {
         List<Engine> engines = new ArrayList<>();
         List<KVStore> stores = new ArrayList<>();
         try {
-            CompletableFuture<String> pushed = CompletableFuture.supplyAsync(() -> awaitLine(child, "ROUND " + KILLED_AFTER
+            CompletableFuture<String> pushed = TestCluster.onItsOwnThread(() -> awaitLine(child, "ROUND " + KILLED_AFTER
                     + " PUSHED"));
             engines.add(Engine.create("perdevice"));
             engines.add(Engine.create("perdevice"));

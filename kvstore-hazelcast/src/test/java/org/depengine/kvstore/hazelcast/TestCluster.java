@@ -71,12 +71,32 @@ final class TestCluster {
         return out;
     }
 
-    /** Runs {@code f} for each index at the same time; the results in index order. */
+    /**
+     * Runs {@code task} on a thread of its own. Not the common pool: since JDK 21 it runs a CompletableFuture's
+     * tasks even at parallelism 1 (two cores), one after the other, so two workers' calls that wait for each
+     * other (an open, a barrier) would wait forever.
+     */
+    static CompletableFuture<Void> onItsOwnThread(Runnable task) {
+        return CompletableFuture.runAsync(task, TestCluster::start);
+    }
+
+    /** {@code task}'s result, computed on a thread of its own (see {@link #onItsOwnThread(Runnable)}). */
+    static <T> CompletableFuture<T> onItsOwnThread(java.util.function.Supplier<T> task) {
+        return CompletableFuture.supplyAsync(task, TestCluster::start);
+    }
+
+    private static void start(Runnable r) {
+        Thread t = new Thread(r, "test worker");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Runs {@code f} for each index at the same time, each on a thread of its own; the results in index order. */
     static <T> List<T> parallel(int n, Function<Integer, T> f) {
         List<CompletableFuture<T>> fs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             int k = i;
-            fs.add(CompletableFuture.supplyAsync(() -> f.apply(k)));
+            fs.add(CompletableFuture.supplyAsync(() -> f.apply(k), TestCluster::start));
         }
         List<T> out = new ArrayList<>();
         for (CompletableFuture<T> x : fs) {

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -405,6 +406,25 @@ public final class PeerExchange implements AutoCloseable {
      * @throws InterruptedException if the waiting thread is interrupted
      */
     public void awaitClosed(int period, String what) throws InterruptedException {
+        // A managed block: a caller on a ForkJoinPool thread (a CompletableFuture's task on JDK 21+, where the
+        // common pool runs them even at parallelism 1) lets the pool add a thread for the other workers' tasks.
+        ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
+            @Override
+            public boolean block() throws InterruptedException {
+                waitClosed(period, what);
+                return true;
+            }
+
+            @Override
+            public boolean isReleasable() {
+                synchronized (PeerExchange.this) {
+                    return lost == null && closedThrough() >= period && !change.frozen();
+                }
+            }
+        });
+    }
+
+    private void waitClosed(int period, String what) throws InterruptedException {
         long wait = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         synchronized (this) {
             long since = System.nanoTime();
@@ -425,6 +445,9 @@ public final class PeerExchange implements AutoCloseable {
                             + "workers that have not ended period " + period + " here: " + notClosed(period));
                 }
                 TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            if (lost != null) {
+                throw failure(null, what, lost);
             }
         }
     }

@@ -240,7 +240,7 @@ class WorkerRoundsModelCheckTest {
         private final List<java.util.Set<Integer>> running = new ArrayList<>();
         private final List<java.util.Set<Integer>> startedOps = new ArrayList<>();
         private final int[] endedPeriod;
-        private final List<Deque<Runnable>> channels = new ArrayList<>(); // [from * n + to]
+        private final List<Deque<Delivery>> channels = new ArrayList<>(); // [from * n + to]
         private final Deque<Runnable> completions = new ArrayDeque<>();
         /** Elastic jobs: which workers are lost, the views (places of their members), the next view each worker is told. */
         private final boolean[] dead;
@@ -350,9 +350,9 @@ class WorkerRoundsModelCheckTest {
                         });
                     }
                 }
-                for (Deque<Runnable> ch : channels) {
+                for (Deque<Delivery> ch : channels) {
                     if (!ch.isEmpty()) {
-                        choices.add(() -> ch.poll().run());
+                        choices.add(() -> ch.poll().deliver().run());
                     }
                 }
                 if (!completions.isEmpty()) {
@@ -434,12 +434,15 @@ class WorkerRoundsModelCheckTest {
             losses++;
             dead[w] = true;
             for (int to = 0; to < n; to++) {
-                Deque<Runnable> out = channels.get(w * n + to);
+                Deque<Delivery> out = channels.get(w * n + to);
                 int keep = rnd.nextInt(out.size() + 1);
                 while (out.size() > keep) {
-                    out.pollLast();
+                    out.pollLast().drop();
                 }
-                channels.get(to * n + w).clear();
+                Deque<Delivery> in = channels.get(to * n + w);
+                while (!in.isEmpty()) {
+                    in.poll().drop();
+                }
             }
             int[] last = views.get(views.size() - 1);
             views.add(Arrays.stream(last).filter(m -> m != w).toArray());
@@ -550,6 +553,15 @@ class WorkerRoundsModelCheckTest {
             return at;
         }
 
+        /** A frame on its way: how it is delivered, and its payload's copy (released if it never is). */
+        private record Delivery(Runnable deliver, ByteBuf copy) {
+            void drop() {
+                if (copy != null) {
+                    copy.release();
+                }
+            }
+        }
+
         /** Frames from one worker: each pair's in order, delivered when the scheduler picks that pair. */
         private final class MemoryWire implements Wire {
             private final int from;
@@ -580,7 +592,7 @@ class WorkerRoundsModelCheckTest {
                     }
                     return;
                 }
-                channels.get(from * n + peer).add(() -> {
+                channels.get(from * n + peer).add(new Delivery(() -> {
                     PeerExchange to = workers[peer];
                     ByteBuf target = f.payloadBytes() == 0 ? null : to.inbound().target(from, f);
                     if (target != null) {
@@ -590,7 +602,7 @@ class WorkerRoundsModelCheckTest {
                         copy.release();
                     }
                     to.inbound().received(from, f, target);
-                });
+                }, copy));
             }
 
             @Override
