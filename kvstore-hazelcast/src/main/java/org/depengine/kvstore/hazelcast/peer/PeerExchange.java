@@ -4,10 +4,8 @@ import io.netty.buffer.ByteBuf;
 import java.net.InetSocketAddress;
 import java.nio.FloatBuffer;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -141,18 +139,6 @@ public final class PeerExchange implements AutoCloseable {
         this.advancing = new Advance(this, applier);
         Timeouts timeouts = new Timeouts(this);
         this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(timeouts::sweep, 100, 100, TimeUnit.MILLISECONDS);
-    }
-
-    /** Told each view an elastic exchange installs. */
-    @FunctionalInterface
-    public interface ViewListener {
-        /**
-         * View {@code epoch} is installed here: this worker is rank {@code rank} of {@code workers}, and each key's
-         * rounds up to its agreed round ({@link org.depengine.kvstore.hazelcast.protocol.ElasticRule#NOT_STARTED}:
-         * none) were summed in the views before, the later ones in this one. Called under the exchange's lock:
-         * hand it off, never block or call the exchange. No round is applied here until {@link #released}.
-         */
-        void installed(int epoch, int rank, int workers, Map<String, Long> agreed);
     }
 
     private volatile ViewListener viewListener;
@@ -400,66 +386,18 @@ public final class PeerExchange implements AutoCloseable {
 
     /**
      * An elastic job's barrier: waits until every worker of the view installed has ended {@code period} and
-     * every round of it is summed ({@link #closedThrough}), across view changes.
+     * every round of it is summed ({@link #closedThrough}), across view changes ({@link PeriodWait}).
      *
      * @throws KVStoreException if the job cannot go on here, or nothing moved for {@code timeoutMs}
      * @throws InterruptedException if the waiting thread is interrupted
      */
     public void awaitClosed(int period, String what) throws InterruptedException {
-        // A managed block: a caller on a ForkJoinPool thread (a CompletableFuture's task on JDK 21+, where the
-        // common pool runs them even at parallelism 1) lets the pool add a thread for the other workers' tasks.
-        ForkJoinPool.managedBlock(new ForkJoinPool.ManagedBlocker() {
-            @Override
-            public boolean block() throws InterruptedException {
-                waitClosed(period, what);
-                return true;
-            }
-
-            @Override
-            public boolean isReleasable() {
-                synchronized (PeerExchange.this) {
-                    return lost == null && closedThrough() >= period && !change.frozen();
-                }
-            }
-        });
+        new PeriodWait(this, period, what).await();
     }
 
-    private void waitClosed(int period, String what) throws InterruptedException {
-        long wait = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        synchronized (this) {
-            long since = System.nanoTime();
-            int seen = closedThrough();
-            int epochSeen = epoch;
-            while (closedThrough() < period || change.frozen()) {
-                if (lost != null) {
-                    throw failure(null, what, lost);
-                }
-                if (closedThrough() != seen || epoch != epochSeen) {
-                    seen = closedThrough();
-                    epochSeen = epoch;
-                    since = System.nanoTime();
-                }
-                long left = wait - (System.nanoTime() - since);
-                if (left <= 0) {
-                    throw failure(null, what, "no progress for " + timeoutMs + " ms (depengine.kvstore.timeoutMs): the "
-                            + "workers that have not ended period " + period + " here: " + notClosed(period));
-                }
-                TimeUnit.NANOSECONDS.timedWait(this, left);
-            }
-            if (lost != null) {
-                throw failure(null, what, lost);
-            }
-        }
-    }
-
-    private String notClosed(int period) {
-        List<Integer> open = new java.util.ArrayList<>();
-        for (int r = 0; r < workers; r++) {
-            if (closedBy[r] < period) {
-                open.add(r);
-            }
-        }
-        return open + " of view " + epoch;
+    /** Why the job cannot go on here, or null (under the lock). */
+    String lost() {
+        return lost;
     }
 
     /** The latest period every rank has closed for this worker: every sum of it and before has arrived. */
