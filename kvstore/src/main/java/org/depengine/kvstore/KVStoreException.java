@@ -17,7 +17,8 @@ public class KVStoreException extends EngineException {
 
     /**
      * @param key the key concerned, or null for a store-wide failure
-     * @param rank the rank of the worker reporting it
+     * @param rank the rank of the worker reporting it; negative for a worker that has none yet (one joining
+     *     a running job)
      * @param detail what went wrong (e.g. {@code "round 12: rank 1 was lost"})
      * @param cause the underlying failure, or null
      */
@@ -32,7 +33,7 @@ public class KVStoreException extends EngineException {
         if (key != null) {
             sb.append(" key '").append(key).append('\'');
         }
-        sb.append(" on rank ").append(rank).append(": ").append(detail);
+        sb.append(rank < 0 ? " on a joining worker" : " on rank " + rank).append(": ").append(detail);
         if (cause != null) {
             sb.append(": ").append(cause);
         }

@@ -14,11 +14,13 @@ import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.HazelcastSettings.UpdateOn;
 import org.depengine.kvstore.hazelcast.client.RoundClient;
 import org.depengine.kvstore.hazelcast.hz.UpdaterClasses;
+import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.hazelcast.membership.ClusterSettings;
 import org.depengine.kvstore.hazelcast.membership.ElasticSettings;
 import org.depengine.kvstore.hazelcast.membership.JobMembership;
 import org.depengine.kvstore.spi.AbstractKVStore;
 import org.depengine.kvstore.spi.Key;
+import org.depengine.kvstore.spi.KVStoreSettingsCatalog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +59,8 @@ final class DistKVStore extends AbstractKVStore {
         this.async = HazelcastKVStoreProvider.DIST_ASYNC.equals(type);
         this.cluster = cluster;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "kvstore-" + cluster.jobId() + "-rank" + cluster.rank());
+            Thread t = new Thread(r, "kvstore-" + cluster.jobId() + (ElasticSettings.joins(settings) ? "-joiner"
+                    : "-rank" + cluster.rank()));
             t.setDaemon(true);
             return t;
         });
@@ -74,9 +77,11 @@ final class DistKVStore extends AbstractKVStore {
             }
         }
         Integer resumePeriod = settings.resume().isEmpty() ? null : resumed == null ? 0 : resumed.period();
+        boolean joining = ElasticSettings.joins(settings);
         JobMembership joined;
         try {
-            joined = new JobMembership(hz, cluster, resumePeriod, refused == null ? null : refused.getMessage(), timer);
+            joined = new JobMembership(hz, cluster, resumePeriod, refused == null ? null : refused.getMessage(), timer,
+                    joining, settings.get(KVStoreSettingsCatalog.NUM_WORKERS.key()).isPresent() ? settings.numWorkers() : -1);
         } catch (RuntimeException e) {
             timer.shutdownNow();
             throw refused != null ? refused : e;
@@ -88,16 +93,29 @@ final class DistKVStore extends AbstractKVStore {
         RoundClient client = null;
         DataPath p = null;
         ElasticJob views = null;
-        ElasticSettings elasticSettings = ElasticSettings.from(settings);
+        ElasticSettings elasticSettings = ElasticSettings.from(settings, job.workers());
+        int joinPeriod = -1;
         try {
             client = new RoundClient(hz, job, async, timer);
             p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, elasticSettings.elastic(),
                     this::applyUpdater, timer, stats()) : new ServerPath(client, async, stats());
             job.onLoss((r, why) -> stats().workerLost());
             if (elasticSettings.elastic()) {
+                elasticSettings.agreed(hz.getMap(ClusterNode.MAP_PREFIX + cluster.jobId() + ClusterNode.SHARED_SUFFIX),
+                        cluster.jobId(), joining, settings.get(HazelcastSettings.MIN_WORKERS.key()).isPresent()
+                                || settings.get(HazelcastSettings.MAX_WORKERS.key()).isPresent());
                 views = new ElasticJob(hz, job, elasticSettings, ((WorkerPath) p).exchange(), timer, this::membershipChanged);
+                if (joining) {
+                    joinPeriod = views.awaitAdmission(cluster.joinTimeoutMs());
+                }
             }
         } catch (RuntimeException e) {
+            if (views != null) {
+                views.close();
+            }
+            if (joining) {
+                job.withdraw();
+            }
             if (p != null) {
                 p.close();
             }
@@ -113,6 +131,16 @@ final class DistKVStore extends AbstractKVStore {
         this.elastic = views;
         if (resumePeriod != null) {
             resumeAt(job.resumedPeriod(), resumed, settings.resume().get().toString());
+            exchangeStartsIn(job.resumedPeriod());
+        } else if (joining) {
+            resumeAt(joinPeriod, null, "the job's workers (joined)"); // each init takes the job's copy, over the data path
+        }
+    }
+
+    /** A resumed job's data path starts in {@code period} too: a view change names the period joiners start after. */
+    private void exchangeStartsIn(int period) {
+        if (path instanceof WorkerPath w) {
+            w.exchange().startsIn(period);
         }
     }
 

@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One worker's elastic job ({@code elastic=true}, {@code dist_sync}, {@code updateOn=worker}): the membership's
- * views ({@link ElasticMembership}) handed to the data path ({@link PeerExchange#changeView}), which carries
- * every key's rounds over to each view; and, once the data path has installed a view, the store's rank and
- * size and its listeners' {@link MembershipChange}. A view below {@code minWorkers} is not handed over: the
- * rounds wait (they need the lost worker) until the membership fails the job, naming who left and when.
+ * views ({@link ElasticMembership}) handed to the data path ({@link PeerExchange#changeView}, once connected to
+ * every worker of the view), which carries every key's rounds over to each view; and, once the data path has
+ * installed a view, the store's rank and size and its listeners' {@link MembershipChange}. A view below
+ * {@code minWorkers} is not handed over: the rounds wait (they need the lost worker) until workers join or the
+ * membership fails the job, naming who left and when. A joiner ({@code join=true}) waits in
+ * {@link #awaitAdmission} for the view that admits it, which its data path installs as any other.
  */
 final class ElasticJob implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ElasticJob.class);
@@ -35,7 +37,10 @@ final class ElasticJob implements AutoCloseable {
     private final ScheduledExecutorService events;
     private final Consumer<MembershipChange> deliver;
     private final ElasticMembership membership;
-    private final View first;
+    private final JobMembership job;
+    private final long recoveryTimeoutMs;
+    /** A joiner's admission: completed with the period its rounds start in, or failed. */
+    private final java.util.concurrent.CompletableFuture<Integer> admission = new java.util.concurrent.CompletableFuture<>();
     /** The membership's changes not delivered yet, by epoch. */
     private final Map<Integer, ViewChange> changes = new ConcurrentHashMap<>();
     /** Read by any thread; written on {@link #events} only, just before a change is delivered. */
@@ -55,10 +60,12 @@ final class ElasticJob implements AutoCloseable {
         this.exchange = exchange;
         this.events = events;
         this.deliver = deliver;
-        this.rank = job.rank();
+        this.job = job;
+        this.rank = job.joining() ? -1 : job.rank();
         this.workers = job.workers();
         exchange.onViewInstalled(this::installed);
-        exchange.recoveryTimeout(settings.recoveryTimeout().toMillis());
+        this.recoveryTimeoutMs = settings.recoveryTimeout().toMillis();
+        exchange.recoveryTimeout(recoveryTimeoutMs);
         this.membership = new ElasticMembership(hz, job, settings, events, new ElasticMembership.Listener() {
             @Override
             public void changed(ViewChange change) {
@@ -68,11 +75,32 @@ final class ElasticJob implements AutoCloseable {
             @Override
             public void failed(KVStoreException failure) {
                 LOG.error("rank {}: {}", rank, failure.getMessage());
+                admission.completeExceptionally(failure);
                 exchange.failAll(failure.getMessage());
             }
         });
-        this.first = membership.view();
-        this.delivered = first;
+        this.delivered = membership.view(); // null for a joiner, until admitted
+    }
+
+    /**
+     * A joiner: waits until a view admits it and its data path has installed it, up to {@code timeoutMs}.
+     *
+     * @return the period its rounds start in (it ended every period before)
+     * @throws KVStoreException if it is refused (the job is at maxWorkers), the job fails, or no view admits it in time
+     */
+    int awaitAdmission(long timeoutMs) {
+        try {
+            return admission.get(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof KVStoreException k ? k : new KVStoreException(null, -1, "joining failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new KVStoreException(null, -1, "no view of job '" + job.jobId() + "' admitted this worker (worker "
+                    + job.rank() + ") within " + timeoutMs + " ms (depengine.kvstore.joinTimeoutMs): its workers admit a "
+                    + "joiner at once unless one of them is being replaced; is the job running, with elastic=true?", null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KVStoreException(null, -1, "interrupted while waiting to be admitted", e);
+        }
     }
 
     /** This worker's rank in the last view the store delivered. */
@@ -92,19 +120,35 @@ final class ElasticJob implements AutoCloseable {
                     rank, change.epoch(), change.numWorkers());
             return;
         }
-        int[] mids = change.view().members().stream().mapToInt(first::rankOf).toArray();
+        int[] mids = change.view().members().stream().mapToInt(membership::placeOf).toArray();
+        try {
+            // On the store's timer, which runs the membership too: a new worker's transport is reached first, within
+            // the bound of the change itself.
+            WorkerPath.connect(exchange, job, java.util.Arrays.stream(mids).boxed().toList(), recoveryTimeoutMs);
+        } catch (RuntimeException e) {
+            if (delivered == null) { // a joiner that cannot reach the job cannot take part in it
+                LOG.error("worker {}: cannot reach a worker of view {}: {}", job.rank(), change.epoch(), e.getMessage());
+                admission.completeExceptionally(e);
+                exchange.failAll("view " + change.epoch() + "'s workers cannot all be reached: " + e.getMessage());
+                return;
+            }
+            // A joiner that died before it could be reached: the view without it follows (its loss is reported), and
+            // this change waits for it only until then, or recoveryTimeoutMs.
+            LOG.warn("rank {}: cannot reach a worker of view {}, which goes on without it until its loss is seen: {}",
+                    rank, change.epoch(), e.getMessage());
+        }
         exchange.changeView(change.epoch(), mids);
     }
 
     /** The data path installed view {@code epoch} (under its lock): the store moves to it on its event thread. */
-    private void installed(int epoch, int newRank, int size, Map<String, Long> agreed) {
+    private void installed(int epoch, int newRank, int size, Map<String, Long> agreed, int joinPeriod) {
         Map<String, Long> firstRounds = new TreeMap<>();
         agreed.forEach((key, a) -> firstRounds.put(key, a == ElasticRule.NOT_STARTED ? Rounds.of(0, 1)
                 : Rounds.of(Rounds.period(a), Rounds.index(a) + 1)));
         try {
             events.execute(() -> {
                 try {
-                    deliver(epoch, newRank, size, firstRounds);
+                    deliver(epoch, newRank, size, firstRounds, joinPeriod);
                 } catch (RuntimeException e) {
                     LOG.error("rank {}: moving the store to view {} failed; its listeners were not told", rank, epoch, e);
                 } finally {
@@ -117,9 +161,20 @@ final class ElasticJob implements AutoCloseable {
     }
 
     /** Moves the store to view {@code epoch} (and past any view the data path skipped), then tells its listeners. */
-    private void deliver(int epoch, int newRank, int size, Map<String, Long> firstRounds) {
+    private void deliver(int epoch, int newRank, int size, Map<String, Long> firstRounds, int joinPeriod) {
         List<MembershipChange.Departure> left = new ArrayList<>();
         View previous = delivered;
+        if (previous == null) { // this joiner's admission: its store starts now, with no listener yet
+            ViewChange c = changes.remove(epoch);
+            changes.keySet().removeIf(e -> e < epoch);
+            delivered = c.view();
+            rank = newRank;
+            workers = size;
+            LOG.info("worker {} joined job '{}' as rank {} of {} in view {}; its rounds start in period {}", job.rank(),
+                    job.jobId(), newRank, size, epoch, joinPeriod);
+            admission.complete(joinPeriod);
+            return;
+        }
         View now = null;
         for (int e = previous.epoch() + 1; e <= epoch; e++) {
             ViewChange c = changes.remove(e); // views the data path skipped (a later one came first) are in this one
@@ -139,7 +194,13 @@ final class ElasticJob implements AutoCloseable {
         String self = membership.self();
         rank = newRank;
         workers = size;
-        MembershipChange change = new MembershipChange(epoch, previous.rankOf(self), newRank, size, left, List.of(),
+        List<MembershipChange.Arrival> joined = new ArrayList<>();
+        for (String m : now.members()) {
+            if (previous.rankOf(m) < 0) {
+                joined.add(new MembershipChange.Arrival(now.rankOf(m), m, Math.max(0, joinPeriod)));
+            }
+        }
+        MembershipChange change = new MembershipChange(epoch, previous.rankOf(self), newRank, size, left, joined,
                 firstRounds);
         LOG.info("rank {}: job moved to view {} of {} workers (was rank {} of {}); first rounds of the new view {}",
                 newRank, epoch, size, change.previousRank(), previous.size(), firstRounds);

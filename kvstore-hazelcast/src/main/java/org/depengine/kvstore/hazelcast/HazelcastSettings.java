@@ -111,14 +111,21 @@ public final class HazelcastSettings implements SettingsCatalog {
                     + "address; 0: any free port (each worker tells the others its own through the cluster).");
 
     /**
-     * {@code elastic}: whether the job goes on when a worker is lost ({@code docs/elastic-design.md}). Refused
-     * at open for now: the data path's recovery of the rounds (issue 40, step 4) is not built yet.
+     * {@code elastic}: whether the job goes on when a worker is lost, and admits joiners
+     * ({@code docs/elastic-design.md}); {@code dist_sync} with {@code updateOn=worker} only, for now.
      */
     public static final Setting<Boolean> ELASTIC = Setting.ofBoolean(P + "elastic", false,
             "Whether the job goes on without a lost worker, with the survivors re-ranked (a new membership view), "
-                    + "instead of failing its ops. Not available yet: true is refused at open until the rounds' "
-                    + "recovery is built (issue 40). minWorkers, maxWorkers, minWorkersWaitMs and recoveryTimeoutMs are for elastic jobs only, "
-                    + "and refused without it.");
+                    + "instead of failing its ops, and admits workers opened with join=true. dist_sync with "
+                    + "updateOn=worker only (refused at open otherwise). join, minWorkers, maxWorkers, minWorkersWaitMs "
+                    + "and recoveryTimeoutMs are for elastic jobs only, and refused without it.");
+    /** {@code join}: elastic jobs only. */
+    public static final Setting<Boolean> JOIN = Setting.ofBoolean(P + "join", false,
+            "elastic=true only: this worker joins the running job of its jobId (same members and clusterName) instead "
+                    + "of starting one. It gives no rank (the view that admits it gives one) and may leave numWorkers "
+                    + "unset; its store starts in the period the job admits it at (KVStore.period()), and each key it "
+                    + "inits takes the job's value, optimizer state and update count. Refused when the job is at "
+                    + "maxWorkers.");
     /** {@code minWorkers}: elastic jobs only; null by default, which means {@code numWorkers}. */
     public static final Setting<Integer> MIN_WORKERS = Setting.of(P + "minWorkers", "a whole number in [1, "
             + Integer.MAX_VALUE + "]", null, "numWorkers", "elastic=true only: the fewest workers the job runs with "
@@ -146,7 +153,7 @@ public final class HazelcastSettings implements SettingsCatalog {
     @Override
     public List<Setting<?>> settings() {
         return List.of(MEMBERS, MODE, CLUSTER_NAME, PORT, PORT_COUNT, BIND, JOB_ID, JOIN_TIMEOUT, HEARTBEAT_SECONDS,
-                PARTITIONS, SPLIT_FLOATS, BACKUPS, UPDATER_CLASSES, UPDATE_ON, DATA_PORT, ELASTIC, MIN_WORKERS, MAX_WORKERS,
+                PARTITIONS, SPLIT_FLOATS, BACKUPS, UPDATER_CLASSES, UPDATE_ON, DATA_PORT, ELASTIC, JOIN, MIN_WORKERS, MAX_WORKERS,
                 MIN_WORKERS_WAIT, RECOVERY_TIMEOUT);
     }
 

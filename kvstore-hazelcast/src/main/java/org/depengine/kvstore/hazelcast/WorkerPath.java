@@ -48,20 +48,19 @@ final class WorkerPath implements DataPath {
     static WorkerPath open(Engine engine, HazelcastInstance hz, JobMembership job, ClusterSettings cluster, boolean elastic,
                            PeerExchange.Applier applier, ScheduledExecutorService timer, StoreStats stats) {
         InetAddress bind = bindAddress(cluster, hz);
-        PeerExchange x = new PeerExchange(job.rank(), job.workers(), cluster.splitFloats(), cluster.timeoutMs(), elastic,
-                job.jobId(), new InetSocketAddress(bind, cluster.dataPort()), applier, timer, stats);
+        boolean joining = job.joining();
+        PeerExchange x = new PeerExchange(job.rank(), joining ? 1 : job.workers(), cluster.splitFloats(), cluster.timeoutMs(),
+                elastic, joining, job.jobId(), new InetSocketAddress(bind, cluster.dataPort()), applier, timer, stats);
         try {
             String host = bind.isAnyLocalAddress() ? advertised(hz) : bind.getHostAddress();
-            job.publishDataAddress(host + ":" + x.port());
-            Map<Integer, InetSocketAddress> peers = new HashMap<>();
-            for (int r = 0; r < job.workers(); r++) {
-                if (r != job.rank()) {
-                    String a = job.dataAddress(r);
-                    int colon = a.lastIndexOf(':');
-                    peers.put(r, new InetSocketAddress(a.substring(0, colon), Integer.parseInt(a.substring(colon + 1))));
+            job.dataAddresses().publish(host + ":" + x.port());
+            if (!joining) { // a joiner connects to the workers of the view that admits it (ElasticJob)
+                List<Integer> others = new java.util.ArrayList<>();
+                for (int r = 0; r < job.workers(); r++) {
+                    others.add(r);
                 }
+                connect(x, job, others, cluster.joinTimeoutMs());
             }
-            x.connect(peers, cluster.joinTimeoutMs());
             if (!elastic) { // an elastic job's losses are view changes (ElasticJob)
                 job.onLoss(x::lost);
             }
@@ -74,6 +73,26 @@ final class WorkerPath implements DataPath {
             throw new KVStoreException(null, job.rank(), "cannot connect to the other workers' data transport "
                     + "(updateOn=worker; depengine.kvstore.bind, dataPort): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Connects {@code x} to the workers at {@code places} on the wire (their ranks in the job's first view, or
+     * joiners' registrations) it is not connected to yet, at the data addresses they published.
+     *
+     * @param timeoutMs bounds the wait for each address and each connection
+     * @throws KVStoreException if an address is not published in time
+     * @throws IllegalStateException if a worker cannot be reached in time
+     */
+    static void connect(PeerExchange x, JobMembership job, List<Integer> places, long timeoutMs) {
+        Map<Integer, InetSocketAddress> peers = new HashMap<>();
+        for (int m : places) {
+            if (!x.connected(m)) {
+                String a = job.dataAddresses().of(m, timeoutMs);
+                int colon = a.lastIndexOf(':');
+                peers.put(m, new InetSocketAddress(a.substring(0, colon), Integer.parseInt(a.substring(colon + 1))));
+            }
+        }
+        x.connect(peers, timeoutMs);
     }
 
     @Override

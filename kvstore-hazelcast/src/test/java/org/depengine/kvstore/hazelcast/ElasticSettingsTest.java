@@ -83,6 +83,34 @@ class ElasticSettingsTest {
                 byDefault.getMessage());
     }
 
+    /**
+     * A joiner ({@code join=true}): elastic only; no rank and no checkpoint of its own; numWorkers may be left out,
+     * and then minWorkers and maxWorkers are checked only against each other (the job's are learned at open).
+     */
+    @Test
+    void joinIsForElasticJobsAndTakesNoRankNorCheckpoint() {
+        IllegalArgumentException notElastic = assertThrows(IllegalArgumentException.class,
+                () -> ElasticSettings.from(settings(Map.of("join", "true"))));
+        assertTrue(notElastic.getMessage().startsWith("setting depengine.kvstore.join " + B + "='true' is for elastic "
+                + "jobs only"), notElastic.getMessage());
+        for (Map.Entry<String, String> own : Map.of("rank", "0", "resume", "/tmp/checkpoint.bin").entrySet()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ElasticSettings.from(
+                    settings(Map.of("elastic", "true", "join", "true", own.getKey(), own.getValue()))));
+            assertEquals("setting depengine.kvstore." + own.getKey() + " " + B + "='" + own.getValue() + "' is refused "
+                    + "with setting depengine.kvstore.join " + B + "=true: a joiner takes its rank from the view that "
+                    + "admits it and its keys' state from the job's workers; remove depengine.kvstore." + own.getKey(),
+                    e.getMessage());
+        }
+        ElasticSettings joiner = ElasticSettings.from(settings(Map.of("elastic", "true", "join", "true", "minWorkers", "2",
+                "maxWorkers", "5")));
+        assertEquals(2, joiner.minWorkers(), "numWorkers left out: not checked against the default of 1");
+        assertEquals(5, joiner.maxWorkers());
+        assertTrue(ElasticSettings.joins(settings(Map.of("elastic", "true", "join", "true"))));
+        IllegalArgumentException crossed = assertThrows(IllegalArgumentException.class, () -> ElasticSettings.from(
+                settings(Map.of("elastic", "true", "join", "true", "minWorkers", "4", "maxWorkers", "3"))));
+        assertTrue(crossed.getMessage().contains("must be at most"), crossed.getMessage());
+    }
+
     /** Where carrying rounds over a loss is not built yet (dist_async, updateOn=server): refused before any cluster is joined. */
     @Test
     void elasticIsRefusedAtOpenWhereItIsNotBuiltYet() {

@@ -31,7 +31,7 @@ final class Table implements AutoCloseable {
                 s.client(), s.jobId(), rank, workers, s.timeoutMs(), s.joinTimeoutMs(), s.splitFloats(), s.backups(),
                 s.heartbeatSeconds(), s.partitions(), s.updaterClasses(), s.updateOn(), s.dataPort());
         try {
-            job = new JobMembership(hz, mine, resumePeriod, null, timer);
+            job = new JobMembership(hz, mine, resumePeriod, null, timer, false, -1);
         } catch (RuntimeException e) {
             timer.shutdownNow();
             throw e;

@@ -324,6 +324,9 @@ public final class RoundClient implements AutoCloseable {
      */
     private CompletableFuture<Void> reportLoss(int lost, String why) {
         List<CompletableFuture<?>> parts = new ArrayList<>();
+        if (lost >= workers) {
+            return CompletableFuture.completedFuture(null); // a joiner of an elastic job: no slot in these rounds
+        }
         for (String k : chunks.allChunks()) {
             CompletableFuture<Reply> answer = calls.call(k, RankOp.lost(workers, async, lost, why), null,
                     "report of lost rank " + lost);
@@ -343,7 +346,8 @@ public final class RoundClient implements AutoCloseable {
      */
     private <T> CompletableFuture<T> unlessLost(String chunkKey, long round, String key, String what,
                                                 Supplier<CompletableFuture<T>> call) {
-        Map<Integer, String> lost = job.lostRanks();
+        Map<Integer, String> lost = new java.util.TreeMap<>(job.lostRanks());
+        lost.keySet().removeIf(r -> r >= workers); // joiners of an elastic job have no slot in these rounds
         if (lost.isEmpty() || asyncFor(key) && round > 0) {
             return call.get();
         }

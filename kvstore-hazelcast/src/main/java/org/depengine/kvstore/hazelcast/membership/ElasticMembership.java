@@ -3,17 +3,14 @@ package org.depengine.kvstore.hazelcast.membership;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.depengine.kvstore.KVStoreException;
+import org.depengine.kvstore.hazelcast.hz.ListenerRemovals;
 import org.depengine.kvstore.hazelcast.membership.ViewChange.Departure;
 import org.depengine.kvstore.hazelcast.protocol.View;
 import org.slf4j.Logger;
@@ -22,15 +19,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One worker's part in an elastic job's views ({@code docs/elastic-design.md}, sections 2, 5 and 7), on top
  * of its {@link JobMembership} (who joined, who is lost) and a {@link ViewLog} (the views in the job's
- * {@code shared} map). Step 3 of the design: the store does not use it yet (the data path's recovery,
- * step 4, is what would act on the views).
+ * {@code shared} map); the store hands each view to its data path ({@code ElasticJob}).
  *
  * <ul>
  *   <li><b>View 0</b>: the members' ids (the endpoint UUIDs {@link JobMembership} registers in the job's
  *       {@code ranks} map) in rank order, installed by whichever worker is first ({@link ViewLog#start}).
- *   <li><b>Losses</b>: each rank {@link JobMembership} reports lost (a member that left the cluster, a client
- *       the members reported) is a member of view 0 known lost here; a view that drops a member this worker
- *       had not seen leave makes it known lost too.
+ *   <li><b>Losses</b>: each place {@link JobMembership} reports lost (a member that left the cluster, a client
+ *       the members reported) is a member known lost here ({@link Places}: a rank of view 0, or a joiner); a
+ *       view that drops a member this worker had not seen leave makes it known lost too.
  *   <li><b>The proposer</b> of the view after the installed view {@code v} is {@code v}'s lowest-ranked
  *       member not known lost. If that is this worker, it proposes {@code v} without every member of
  *       {@code v} known lost, on behalf of the others ({@link ViewLog#propose}); if another proposal won,
@@ -42,9 +38,12 @@ import org.slf4j.LoggerFactory;
  *       ({@link View#heldBy}); a side that does not is cut off: its workers fail ("cut off from the job:
  *       this side has k of n workers ...") and install nothing. In client mode the cluster is the arbiter
  *       and no majority is needed ({@link ViewLog#propose(View, View, java.util.Collection, boolean)}).
+ *   <li><b>Joiners</b> ({@code join=true}, {@link Joining}): when no member of the installed view is known
+ *       lost, its proposer proposes it with the registered joiners appended, up to {@code maxWorkers}. A joiner
+ *       takes no part in views before the one that admits it; a view full without it refuses it.
  *   <li><b>minWorkers</b>: a view with fewer members is installed, but the job is paused; if no view with
- *       at least {@code minWorkers} members follows within {@code minWorkersWaitMs} (joiners are not built
- *       yet, so none does), the job fails, naming who left and when.
+ *       at least {@code minWorkers} members (joiners admitted) follows within {@code minWorkersWaitMs}
+ *       ({@link PauseDeadline}), the job fails, naming who left and when.
  * </ul>
  *
  * <p>Delivery: the {@link Listener} gets every view installed after view 0, in epoch order, none skipped,
@@ -57,8 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ElasticMembership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ElasticMembership.class);
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS")
-            .withZone(ZoneId.systemDefault());
 
     /** What an elastic worker is told: each view change in epoch order, then at most one failure. */
     public interface Listener {
@@ -88,13 +85,15 @@ public final class ElasticMembership implements AutoCloseable {
     private final boolean byMajority;
     private final ViewLog log;
     private final View first;
+    /** Who holds each place (a rank of view 0, or a joiner's registration). */
+    private final Places places;
     /** Taken around each call of the listener, and before {@link #lock}: the calls are one at a time, in order. */
     private final Object delivering = new Object();
     /** Guards the fields below. */
     private final Object lock = new Object();
     /** Members known lost (never this worker), in the order learned. */
     private final Map<String, Loss> lost = new LinkedHashMap<>();
-    /** The last view delivered here. */
+    /** The last view delivered here; null while this worker waits to be admitted (a joiner). */
     private View applied;
     /** The highest view known installed (proposed, read or delivered): where the next proposal starts. */
     private View base;
@@ -102,10 +101,7 @@ public final class ElasticMembership implements AutoCloseable {
     private boolean again;
     private KVStoreException failure;
     private boolean closed;
-    /** Since when the applied view has fewer than minWorkers members, or null; with who left meanwhile. */
-    private Instant pausedSince;
-    private final List<Departure> belowMinimum = new ArrayList<>();
-    private ScheduledFuture<?> pauseDeadline;
+    private final PauseDeadline pause;
     private volatile int rank;
     private volatile int numWorkers;
 
@@ -119,20 +115,23 @@ public final class ElasticMembership implements AutoCloseable {
      * @param timer runs the deliveries, the proposals (map calls) and the {@code minWorkers} deadline
      * @param listener told of each view change and of a failure
      * @throws IllegalStateException if a rank of the job is not registered (the job has not started)
-     * @throws KVStoreException if this worker is not in the job's view 0 (a worker that restarts into a
-     *     running job must join it, which is not built yet)
+     * @throws KVStoreException if this worker is not in the job's view 0 and does not join (a worker that
+     *     restarts into a running job joins it), or it joins a job that has no view (not elastic)
      */
     public ElasticMembership(HazelcastInstance hz, JobMembership job, ElasticSettings settings,
                              ScheduledExecutorService timer, Listener listener) {
         this.job = job;
-        this.settings = settings;
         this.timer = timer;
         this.listener = listener;
         this.self = hz.getLocalEndpoint().getUuid().toString();
         this.name = "job '" + job.jobId() + "'";
         this.byMajority = !job.settings().client();
+        IMap<String, String> shared = hz.getMap(ClusterNode.MAP_PREFIX + job.jobId() + ClusterNode.SHARED_SUFFIX);
+        this.settings = settings.agreed(shared, job.jobId(), job.joining(), false);
+        this.pause = new PauseDeadline(name, this.settings, timer, lock, why -> fail(new KVStoreException(null, rank, why, null)));
         String maps = ClusterNode.MAP_PREFIX + job.jobId();
         IMap<Integer, String> ranks = hz.getMap(maps + ClusterNode.RANKS_SUFFIX);
+        places = new Places(ranks, job.workers(), this::kick); // a joiner registered: the proposer admits it
         List<String> ids = new ArrayList<>();
         for (int r = 0; r < job.workers(); r++) {
             String id = ranks.get(r);
@@ -142,20 +141,28 @@ public final class ElasticMembership implements AutoCloseable {
             }
             ids.add(id.startsWith(JobMembership.CLOSED) ? id.substring(JobMembership.CLOSED.length()) : id);
         }
-        IMap<String, String> shared = hz.getMap(maps + ClusterNode.SHARED_SUFFIX);
         log = new ViewLog(shared, self, timer);
         first = log.start(View.first(ids));
-        if (first.rankOf(self) < 0) {
+        View now = job.joining() ? installedNow() : first;
+        if (now == null || !job.joining() && first.rankOf(self) < 0) {
             log.close();
-            throw new KVStoreException(null, job.rank(), "this worker (member " + self + ") is not in view 0 of " + name
-                    + " " + first.members() + ": it started after the job did, and joining a running job is not "
-                    + "built yet", null);
+            throw new KVStoreException(null, job.rank(), now == null ? name + " has no membership view: a joiner joins "
+                    + "a running elastic job (every worker started with elastic=true)" : "this worker (member " + self
+                    + ") is not in view 0 of " + name + " " + first.members() + ": it started after the job did; open it "
+                    + "with depengine.kvstore.join=true to join the running job", null);
         }
-        applied = first;
-        base = first;
-        rank = first.rankOf(self);
-        numWorkers = first.size();
-        log.listen(first.epoch(), this::delivered);
+        applied = job.joining() ? null : first;
+        base = now;
+        rank = job.joining() ? -1 : first.rankOf(self);
+        numWorkers = now.size();
+        places.follow();
+        if (job.joining() && now.rankOf(self) < 0 && now.size() >= this.settings.maxWorkers()) {
+            log.close();
+            places.close();
+            throw full(now);
+        }
+        // A joiner takes the view installed now too: it may be the one that admits it.
+        log.listen(job.joining() ? Math.max(0, now.epoch() - 1) : first.epoch(), this::delivered);
         job.onLoss(this::lost);
     }
 
@@ -181,6 +188,11 @@ public final class ElasticMembership implements AutoCloseable {
         return self;
     }
 
+    /** The place on the wire of member {@code id} (its rank in view 0, or its registration as a joiner), or -1. */
+    public int placeOf(String id) {
+        return places.placeOf(id);
+    }
+
     /** The failure delivered, or null while the job goes on here. */
     public KVStoreException failure() {
         synchronized (lock) {
@@ -196,18 +208,24 @@ public final class ElasticMembership implements AutoCloseable {
     public void close() {
         synchronized (lock) {
             closed = true;
-            cancelPauseDeadline();
+            pause.cancel();
         }
+        ListenerRemovals.removeEach(LOG, job.rank(), places::close);
         log.close();
     }
 
-    /** {@link JobMembership}'s report: rank {@code r} of view 0 is lost. */
+    /** The registered joiners the view after {@code from} may admit, up to maxWorkers (under the lock). */
+    private List<String> joinersAfter(View from) {
+        return places.joiners(from, lost.keySet(), settings.maxWorkers() - from.size());
+    }
+
+    /** {@link JobMembership}'s report: the worker at place {@code r} (a rank of view 0, or a joiner) is lost. */
     private void lost(int r, String why) {
-        if (r < 0 || r >= first.size()) {
-            LOG.warn("{}: rank {} reported lost is not a rank of view 0 {}: ignored", name, r, first.members());
+        String m = places.idOf(r);
+        if (m == null) {
+            LOG.warn("{}: worker {} reported lost is not registered in the job: ignored", name, r);
             return;
         }
-        String m = first.members().get(r);
         if (m.equals(self)) {
             LOG.warn("{}: this worker (rank {} of view 0) is reported lost while it runs: {}", name, r, why);
             return; // the view that drops it says so
@@ -278,6 +296,14 @@ public final class ElasticMembership implements AutoCloseable {
                         continue; // from the view installed now: more may be known lost
                     }
                 }
+                List<String> joiners;
+                synchronized (lock) {
+                    joiners = gone.isEmpty() && side.get(0).equals(self) ? joinersAfter(from) : List.of();
+                }
+                if (!joiners.isEmpty()) {
+                    advancedTo(log.propose(from, from.with(joiners, admission(joiners)), side, byMajority));
+                    continue;
+                }
                 synchronized (lock) {
                     if (!again) {
                         return;
@@ -317,6 +343,24 @@ public final class ElasticMembership implements AutoCloseable {
         }
     }
 
+    /** Why a joiner is refused: view {@code v} is at maxWorkers without it. */
+    private KVStoreException full(View v) {
+        return new KVStoreException(null, -1, name + " is full: its view " + v.epoch() + " has " + v.size()
+                + " workers, maxWorkers=" + settings.maxWorkers()
+                + ", so this worker cannot join; start it once a worker has left, or raise depengine.kvstore.maxWorkers (every worker's)",
+                null);
+    }
+
+    /** The cause an admission gives: who joins, by their places. */
+    private String admission(List<String> joiners) {
+        StringBuilder sb = new StringBuilder();
+        for (String id : joiners) {
+            sb.append(sb.length() == 0 ? "" : "; ").append("worker ").append(placeOf(id)).append(" (member ").append(id)
+                    .append(") joins");
+        }
+        return sb.append("; admitted by member ").append(self).toString();
+    }
+
     /** The cause a proposal gives: who is lost, and how and when this worker learned it. */
     private String cause(View from, List<String> gone) {
         StringBuilder sb = new StringBuilder();
@@ -325,7 +369,7 @@ public final class ElasticMembership implements AutoCloseable {
                 Loss l = lost.get(m);
                 sb.append(sb.length() == 0 ? "" : "; ").append("view ").append(from.epoch()).append("'s rank ")
                         .append(from.rankOf(m)).append(" (member ").append(m).append(") is lost: ").append(l.why())
-                        .append(" (seen at ").append(CLOCK.format(l.at())).append(")");
+                        .append(" (seen at ").append(PauseDeadline.CLOCK.format(l.at())).append(")");
             }
         }
         return sb.append("; proposed by member ").append(self).toString();
@@ -336,16 +380,28 @@ public final class ElasticMembership implements AutoCloseable {
         synchronized (delivering) {
             ViewChange change;
             long reported = Long.MAX_VALUE;
+            View refused = null;
+            boolean waiting = false;
             synchronized (lock) {
                 if (closed || failure != null) {
                     return;
                 }
                 View previous = applied;
+                if (previous == null) { // this worker waits to be admitted: it takes no part in views before
+                    if (v.rankOf(self) < 0) {
+                        waiting = true;
+                        if (v.size() >= settings.maxWorkers() && joinersAfter(v).isEmpty()) {
+                            refused = v;
+                        }
+                    } else {
+                        previous = v; // its first view: no one left it for this worker
+                    }
+                }
                 if (v.epoch() > base.epoch()) {
                     base = v;
                 }
                 List<Departure> left = new ArrayList<>();
-                for (String m : previous.members()) {
+                for (String m : previous == null ? List.<String>of() : previous.members()) {
                     if (v.rankOf(m) >= 0) {
                         continue;
                     }
@@ -356,15 +412,23 @@ public final class ElasticMembership implements AutoCloseable {
                     left.add(new Departure(previous.rankOf(m), m, l.why(), l.at()));
                 }
                 int mine = v.rankOf(self);
-                if (mine < 0) {
+                if (previous == null) {
+                    change = null; // not admitted (yet)
+                } else if (mine < 0) {
                     change = null;
                 } else {
                     applied = v; // a view without this worker is not applied: the failure follows
                     rank = mine;
                     numWorkers = v.size();
                     change = new ViewChange(v, previous, left, mine, v.size() < settings.minWorkers());
-                    pauseOrResume(change);
+                    pause.applied(change);
                 }
+            }
+            if (waiting) {
+                if (refused != null) {
+                    fail(full(refused));
+                }
+                return; // not admitted yet: the view that admits it comes later
             }
             String after = reported == Long.MAX_VALUE ? "no loss in it was reported here before"
                     : String.format("%.3f s after this worker's first report of a loss in it",
@@ -387,53 +451,6 @@ public final class ElasticMembership implements AutoCloseable {
         kick(); // members of the new view may be known lost already
     }
 
-    /** Under {@link #lock}: starts the minWorkers deadline when the job goes below it, ends it when back. */
-    private void pauseOrResume(ViewChange change) {
-        if (!change.paused()) {
-            pausedSince = null;
-            belowMinimum.clear();
-            cancelPauseDeadline();
-            return;
-        }
-        belowMinimum.addAll(change.left());
-        if (pausedSince == null) {
-            pausedSince = Instant.now();
-            long wait = settings.minWorkersWait().toMillis();
-            try {
-                pauseDeadline = timer.schedule(this::belowMinimumTooLong, wait, TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                LOG.debug("{}: the timer refused the minWorkers deadline ({})", name, e.toString());
-            }
-        }
-    }
-
-    private void cancelPauseDeadline() {
-        if (pauseDeadline != null) {
-            pauseDeadline.cancel(false);
-            pauseDeadline = null;
-        }
-    }
-
-    /** The minWorkers deadline: the job is still below it. */
-    private void belowMinimumTooLong() {
-        String message;
-        synchronized (lock) {
-            if (pausedSince == null || closed || failure != null) {
-                return; // back at minWorkers meanwhile
-            }
-            StringBuilder who = new StringBuilder();
-            for (Departure d : belowMinimum) {
-                who.append(who.length() == 0 ? "" : ", ").append("rank ").append(d.rank()).append(" (member ")
-                        .append(d.member()).append(") left the cluster at ").append(CLOCK.format(d.detectedAt()))
-                        .append(" (").append(d.why()).append(")");
-            }
-            message = name + " has " + applied.size() + " of minWorkers=" + settings.minWorkers() + " workers since "
-                    + CLOCK.format(pausedSince) + ": " + who + "; no worker joined within minWorkersWaitMs="
-                    + settings.minWorkersWait().toMillis();
-        }
-        fail(new KVStoreException(null, rank, message, null));
-    }
-
     /** Delivers {@code e}, the terminal failure, unless one was delivered or this is closed; then stops. */
     private void fail(KVStoreException e) {
         synchronized (delivering) {
@@ -442,7 +459,7 @@ public final class ElasticMembership implements AutoCloseable {
                     return;
                 }
                 failure = e;
-                cancelPauseDeadline();
+                pause.cancel();
             }
             LOG.warn("{}: rank {} stops: {}", name, rank, e.getMessage());
             try {

@@ -1,5 +1,6 @@
 package org.depengine.kvstore.hazelcast.membership;
 
+import com.hazelcast.map.IMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,11 +42,27 @@ public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, D
      *     {@code numWorkers}, or {@code maxWorkers} below it (naming both and where each came from)
      */
     public static ElasticSettings from(KVStoreSettings s) {
+        return from(s, joins(s) && s.get(KVStoreSettingsCatalog.NUM_WORKERS.key()).isEmpty() ? -1 : s.numWorkers());
+    }
+
+    /** Whether {@code s} opens a joiner of a running elastic job ({@code join=true}). */
+    public static boolean joins(KVStoreSettings s) {
+        return s.get(HazelcastSettings.JOIN);
+    }
+
+    /**
+     * The elastic settings of {@code s} for a job of {@code workers} workers at start (a joiner learns it from the
+     * job), checked together; -1: not known yet, and {@code minWorkers} and {@code maxWorkers} are not checked
+     * against it.
+     *
+     * @throws IllegalArgumentException as {@link #from(KVStoreSettings)}; also a joiner given a rank or a
+     *     checkpoint to resume from
+     */
+    public static ElasticSettings from(KVStoreSettings s, int workers) {
         boolean elastic = s.get(HazelcastSettings.ELASTIC);
-        int workers = s.numWorkers();
         if (!elastic) {
             List<String> given = new ArrayList<>();
-            for (Setting<?> only : List.of(HazelcastSettings.MIN_WORKERS, HazelcastSettings.MAX_WORKERS,
+            for (Setting<?> only : List.of(HazelcastSettings.JOIN, HazelcastSettings.MIN_WORKERS, HazelcastSettings.MAX_WORKERS,
                     HazelcastSettings.MIN_WORKERS_WAIT, HazelcastSettings.RECOVERY_TIMEOUT)) {
                 s.find(only); // a value the parser refuses is named as such first
                 s.get(only.key()).ifPresent(v -> given.add(s.describe(only) + "='" + v + "'"));
@@ -58,14 +75,29 @@ public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, D
             }
             return notElastic(workers);
         }
-        int min = s.find(HazelcastSettings.MIN_WORKERS).orElse(workers);
-        int max = s.find(HazelcastSettings.MAX_WORKERS).orElse(workers);
-        if (min > workers) {
+        if (joins(s)) {
+            for (Setting<?> own : List.of(KVStoreSettingsCatalog.RANK, KVStoreSettingsCatalog.RESUME)) {
+                s.get(own.key()).ifPresent(v -> {
+                    throw new IllegalArgumentException(s.describe(own) + "='" + v + "' is refused with "
+                            + s.describe(HazelcastSettings.JOIN)
+                            + "=true: a joiner takes its rank from the view that admits it and its keys' state from the job's workers; remove "
+                            + own.key());
+                });
+            }
+        }
+        int min = s.find(HazelcastSettings.MIN_WORKERS).orElse(Math.max(1, workers));
+        int max = s.find(HazelcastSettings.MAX_WORKERS).orElse(Math.max(min, workers));
+        if (workers < 0) {
+            if (min > max) {
+                throw new IllegalArgumentException(where(s, HazelcastSettings.MIN_WORKERS) + "=" + min + " must be at "
+                        + "most " + where(s, HazelcastSettings.MAX_WORKERS) + "=" + max);
+            }
+        } else if (min > workers) {
             throw new IllegalArgumentException(where(s, HazelcastSettings.MIN_WORKERS) + "=" + min + " must be at most "
                     + where(s, KVStoreSettingsCatalog.NUM_WORKERS) + "=" + workers + ": the job starts with numWorkers "
                     + "workers, and a view below minWorkers pauses it");
         }
-        if (max < workers) {
+        if (workers >= 0 && max < workers) {
             throw new IllegalArgumentException(where(s, HazelcastSettings.MAX_WORKERS) + "=" + max + " must be at least "
                     + where(s, KVStoreSettingsCatalog.NUM_WORKERS) + "=" + workers + ": the job waits for numWorkers "
                     + "workers at start, and admits joiners up to maxWorkers");
@@ -92,6 +124,33 @@ public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, D
                     + "it, naming its rank (restart the job from a checkpoint with depengine.kvstore.resume)");
         }
     }
+
+    /**
+     * The job's {@code minWorkers} and {@code maxWorkers}, agreed through the job's {@code shared} map: the first
+     * worker to open the job publishes its own, every other worker must have the same (every worker pauses at
+     * the same views, and admits as many), and a joiner takes the job's.
+     *
+     * @param given whether this worker was given minWorkers or maxWorkers (a joiner's are then checked too)
+     * @return these settings with the job's limits
+     * @throws IllegalArgumentException if this worker's limits are not the job's
+     */
+    public ElasticSettings agreed(IMap<String, String> shared, String jobId, boolean joining, boolean given) {
+        String mine = minWorkers + "," + maxWorkers;
+        String jobs = joining ? shared.get(LIMITS) : shared.putIfAbsent(LIMITS, mine);
+        if (jobs == null || jobs.equals(mine)) {
+            return this;
+        }
+        if (!joining || given) {
+            throw new IllegalArgumentException("this worker opened job '" + jobId + "' with minWorkers=" + minWorkers
+                    + " and maxWorkers=" + maxWorkers + ", but the job runs with minWorkers=" + jobs.replace(",",
+                    " and maxWorkers=") + ": give every worker of an elastic job the same (a joiner may leave them unset)");
+        }
+        String[] v = jobs.split(",");
+        return new ElasticSettings(elastic, Integer.parseInt(v[0]), Integer.parseInt(v[1]), minWorkersWait, recoveryTimeout);
+    }
+
+    /** Where a job's agreed limits are in its {@code shared} map: {@code "min,max"}. */
+    private static final String LIMITS = "elasticLimits";
 
     /** A setting as the errors name it: where its value came from, or {@code KEY (default)}. */
     private static String where(KVStoreSettings s, Setting<?> setting) {

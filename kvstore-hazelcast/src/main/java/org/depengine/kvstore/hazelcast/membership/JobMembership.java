@@ -44,11 +44,10 @@ public final class JobMembership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobMembership.class);
     /** What a worker that closed normally leaves in its rank's entry, before its id. */
     static final String CLOSED = "closed ";
-    private static final String NUM_WORKERS = "numWorkers";
+    static final String NUM_WORKERS = "numWorkers";
     private static final String RESUMED_PERIOD = "resumedPeriod";
     private static final String REFUSED = "refused";
     private static final long REFUSAL_POLL_MS = 500;
-    private static final String DATA_ADDRESS = "data.";
     /** Where the members report a client worker lost ({@link ClientLossReporter}): {@code lost.<rank>} → why. */
     static final String LOST = "lost.";
 
@@ -63,6 +62,7 @@ public final class JobMembership implements AutoCloseable {
     private final ClusterSettings settings;
     private final int rank;
     private final int workers;
+    private final boolean joining;
     private final String jobId;
     private final IMap<Integer, String> ranks;
     private final IMap<String, String> shared;
@@ -83,29 +83,35 @@ public final class JobMembership implements AutoCloseable {
 
     /**
      * Joins job {@code settings.jobId()} as {@code settings.rank()}, and waits (up to the join timeout)
-     * until every rank has joined.
+     * until every rank has joined; or, {@code joining}, registers as a joiner of the running job
+     * ({@link Joining}: this worker's {@link #rank()} is then its place, after the job's first view's ranks).
      *
      * @param resumePeriod rank 0: the period of the checkpoint it resumes from, or null; other ranks: any
      *     value to say they resume, null to say they do not
      * @param refusal rank 0: why it cannot start (a checkpoint it cannot read), published for the other
      *     ranks, which then fail with it instead of waiting; null otherwise
      * @param events runs the loss listeners and the calls they make (off Hazelcast's event threads)
+     * @param joining whether this worker joins a running elastic job
+     * @param givenWorkers a joiner's own numWorkers, or -1 if it gave none
      * @throws IllegalArgumentException if the rank is taken by a live worker, or the workers disagree on
      *     numWorkers or on resuming
      * @throws KVStoreException if the maps hold an earlier job's state, rank 0 refused to start, or not every
-     *     rank joined within the join timeout
+     *     rank joined within the join timeout; a joiner, if no job of its id runs
      */
     public JobMembership(HazelcastInstance hz, ClusterSettings settings, Integer resumePeriod, String refusal,
-                         Executor events) {
+                         Executor events, boolean joining, int givenWorkers) {
         this.hz = hz;
         this.settings = settings;
-        this.rank = settings.rank();
-        this.workers = settings.numWorkers();
         this.jobId = settings.jobId();
         this.events = events;
+        this.joining = joining;
         String name = ClusterNode.MAP_PREFIX + jobId;
         ranks = hz.getMap(name + ClusterNode.RANKS_SUFFIX);
         shared = hz.getMap(name + ClusterNode.SHARED_SUFFIX);
+        Joining joined = joining ? Joining.register(ranks, shared, hz.getLocalEndpoint().getUuid().toString(), jobId,
+                settings.clusterName(), givenWorkers) : null;
+        this.rank = joining ? joined.place() : settings.rank();
+        this.workers = joining ? joined.workers() : settings.numWorkers();
         leaving = new LeavingOrder(hz, shared, rank, workers, jobId);
         CountDownLatch allJoined = new CountDownLatch(1);
         CountDownLatch refused = new CountDownLatch(1);
@@ -141,6 +147,12 @@ public final class JobMembership implements AutoCloseable {
                 shared.remove(REFUSED); // a refusal of an earlier start of this job, now started again
             }
             refuseAnEarlierJobsState(resumePeriod != null);
+            if (joining) { // registered already; the elastic membership waits for the view that admits it
+                registeredAs = hz.getLocalEndpoint().getUuid().toString();
+                ranks.forEach((r, id) -> rankOfMember.put(UUID.fromString(id.replace(CLOSED, "")), r));
+                shared.removeEntryListener(refusals);
+                return;
+            }
             refuseAnotherNumberOfWorkers();
             if (rank == 0) {
                 resumedPeriod = resumePeriod == null ? -1 : resumePeriod;
@@ -300,9 +312,14 @@ public final class JobMembership implements AutoCloseable {
         return rank;
     }
 
-    /** The job's workers. */
+    /** The job's workers: its first view's. */
     public int workers() {
         return workers;
+    }
+
+    /** Whether this worker registered as a joiner of a running job (its rank is then its place). */
+    public boolean joining() {
+        return joining;
     }
 
     /** The job's id. */
@@ -341,35 +358,9 @@ public final class JobMembership implements AutoCloseable {
         lostRanks.forEach((r, why) -> events.execute(() -> l.lost(r, why)));
     }
 
-    /**
-     * Publishes this worker's data address ({@code host:port}) for the others ({@code updateOn=worker}).
-     * Call before the first round.
-     */
-    public void publishDataAddress(String address) {
-        shared.put(DATA_ADDRESS + rank, address);
-    }
-
-    /**
-     * Rank {@code r}'s data address, waiting for it to be published (up to the join timeout).
-     *
-     * @throws KVStoreException if it is not published in time
-     */
-    public String dataAddress(int r) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.joinTimeoutMs());
-        String a;
-        while ((a = shared.get(DATA_ADDRESS + r)) == null) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new KVStoreException(null, rank, "rank " + r + " of job '" + jobId + "' did not publish its data "
-                        + "address within " + settings.joinTimeoutMs() + " ms (depengine.kvstore.joinTimeoutMs)", null);
-            }
-            try {
-                Thread.sleep(10); // a publication that has not reached this member yet: seen within one map read
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new KVStoreException(null, rank, "interrupted while waiting for rank " + r + "'s data address", e);
-            }
-        }
-        return a;
+    /** The workers' data addresses ({@code updateOn=worker}), read and published as this worker. */
+    public DataAddresses dataAddresses() {
+        return new DataAddresses(shared, rank, jobId, settings.joinTimeoutMs());
     }
 
     /**
@@ -442,6 +433,13 @@ public final class JobMembership implements AutoCloseable {
     /** Whether this worker registered its rank (so it must leave at close). */
     public boolean registered() {
         return registeredAs != null;
+    }
+
+    /** A joiner that could not open: its registration goes, so that no view admits it. */
+    public void withdraw() {
+        if (joining && registeredAs != null) {
+            ranks.remove(rank, registeredAs);
+        }
     }
 
     /** Stops listening; the instance is the caller's. Idempotent. */

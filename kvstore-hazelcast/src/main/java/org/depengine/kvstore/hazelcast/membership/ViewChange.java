@@ -8,10 +8,10 @@ import org.depengine.kvstore.hazelcast.protocol.View;
 /**
  * One view change as a worker of an elastic job applies it ({@link ElasticMembership}): the view installed,
  * the one before, who left, and this worker's place in the new view. The membership side of the design's
- * {@code MembershipChange} (section 6); joiners are not built yet, so a change only ever lists departures.
+ * {@code MembershipChange} (section 6): who left; who joined is the view's members not in {@code previous}.
  *
  * @param view the view installed (epoch {@code previous.epoch() + 1})
- * @param previous the view this worker had applied before
+ * @param previous the view this worker had applied before (a joiner's first: the view itself)
  * @param left the members of {@code previous} that are not in {@code view}, in their rank order there
  * @param rank this worker's rank in {@code view}
  * @param paused whether {@code view} has fewer than {@code minWorkers} members: no round of it may start,

@@ -125,7 +125,7 @@ final class InboundFrames implements PeerTransport.Inbound {
                 if (!pk.applied.started() || f.round() > pk.applied.applied()) {
                     PeerKey.RoundSum s = pk.sum(f.round());
                     s.hasData |= f.count() >= 0;
-                    x.arrived(pk, f.round());
+                    pk.arrived(f.round());
                     return f.key();
                 }
                 return null;

@@ -48,8 +48,9 @@ import org.depengine.kvstore.spi.StoreStats;
  * its round is applied here (a view change sends the pushes after its agreed round again, under the new view:
  * one or two rounds of a key, as a loop pushes, pulls and pushes again), and each key keeps its last applied
  * round's sum (to forward to a survivor one round behind). Frames carry the view they were sent in; ranks are
- * the view's, and the wire's peers are
- * the workers' places in the job's first view ({@link #mids}).
+ * the view's, and the wire's peers are the workers' places ({@link #mids}: their ranks in the job's first view,
+ * then the joiners' registrations). A joiner is admitted by a view change too: its copies are the job's,
+ * transferred as a survivor far behind gets them, and its rounds start in the period the change gives it.
  *
  * <p>Thread-safe: one lock guards the protocol's state and orders the frames sent to each peer.
  */
@@ -80,6 +81,12 @@ public final class PeerExchange implements AutoCloseable {
     final boolean elastic;
     /** The last period this worker ended, or -1: announced again to a new view's reducers. */
     int myEnded = -1;
+    /** The period this worker's store started in (a resumed job's), for the period it reports at a view change. */
+    int floorPeriod;
+    /** Whether this worker waits to be admitted to a running job (a joiner before its first view is installed). */
+    boolean joining;
+    /** The period a joiner's rounds start in, once admitted (it ended every period before); -1 for the others. */
+    int joinedAt = -1;
     final int splitFloats;
     final long timeoutMs;
     final Wire transport;
@@ -94,7 +101,8 @@ public final class PeerExchange implements AutoCloseable {
     final Outbound out;
     private final Advance advancing;
     private final InboundFrames inbound;
-    private String lost;
+    /** Why the job cannot go on here, or null. */
+    String lost;
     private volatile boolean closed;
     private final ScheduledFuture<?> sweeper;
     final StoreStats stats;
@@ -102,12 +110,18 @@ public final class PeerExchange implements AutoCloseable {
     /**
      * Starts this worker's transport on {@code bind}.
      *
+     * @param rank this worker's rank in the job's first view; a joiner's place on the wire (the index it registered)
+     * @param workers the workers of the job's first view; a joiner's: 1 until it is admitted
      * @param elastic whether the job's views may change ({@link #changeView})
+     * @param joining whether this worker joins a running job: it has no view until the first view it is in is
+     *     told ({@link #changeView}), and every key's copy it gets is the job's
      * @param timer runs the sweep that fails ops without progress for {@code timeoutMs}
      */
-    public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, boolean elastic, String jobId,
-                        InetSocketAddress bind, Applier applier, ScheduledExecutorService timer, StoreStats stats) {
+    public PeerExchange(int rank, int workers, int splitFloats, long timeoutMs, boolean elastic, boolean joining,
+                        String jobId, InetSocketAddress bind, Applier applier, ScheduledExecutorService timer,
+                        StoreStats stats) {
         this(rank, workers, splitFloats, timeoutMs, elastic, applier, timer, stats, in -> new PeerTransport(rank, jobId, bind, in));
+        this.joining = joining;
     }
 
     /**
@@ -119,11 +133,11 @@ public final class PeerExchange implements AutoCloseable {
                  ScheduledExecutorService timer, StoreStats stats, java.util.function.Function<PeerTransport.Inbound, Wire> wire) {
         this.stats = stats;
         this.mid = rank;
-        this.rank = rank;
+        this.rank = workers == 1 ? 0 : rank; // a joiner is alone in its view until it is admitted
         this.workers = workers;
         this.elastic = elastic;
         this.mids = new int[workers];
-        Arrays.setAll(mids, r -> r);
+        Arrays.setAll(mids, r -> r + rank - this.rank);
         this.splitFloats = splitFloats;
         this.timeoutMs = timeoutMs;
         this.closedBy = new int[workers];
@@ -133,7 +147,7 @@ public final class PeerExchange implements AutoCloseable {
         this.transport = wire.apply(inbound);
         OPEN.incrementAndGet();
         this.net = transport instanceof PeerTransport t ? t : null;
-        this.reducer = new Reducer(this, rank, workers);
+        this.reducer = new Reducer(this, this.rank, workers);
         this.change = new Recovery(this);
         this.out = new Outbound(this);
         this.advancing = new Advance(this, applier);
@@ -141,27 +155,14 @@ public final class PeerExchange implements AutoCloseable {
         this.sweeper = timer == null ? null : timer.scheduleWithFixedDelay(timeouts::sweep, 100, 100, TimeUnit.MILLISECONDS);
     }
 
-    private volatile ViewListener viewListener;
-    /** An elastic job's bound on a view change ({@code recoveryTimeoutMs}); 0: none. */
-    volatile long recoveryTimeoutMs;
-
     /** Bounds each view change by {@code ms}: one not installed by then fails every op here ({@link Timeouts}). */
     public void recoveryTimeout(long ms) {
-        recoveryTimeoutMs = ms;
+        change.timeoutMs = ms;
     }
 
     /** Sets who is told each view this exchange installs. */
     public void onViewInstalled(ViewListener l) {
-        viewListener = l;
-    }
-
-    /** Tells the listener of view {@code epoch}; whether one was told (then no round applies until {@link #released}). */
-    boolean installed(int epoch, Map<String, Long> agreed) {
-        ViewListener l = viewListener;
-        if (l != null) {
-            l.installed(epoch, rank, workers, java.util.Collections.unmodifiableMap(agreed));
-        }
-        return l != null;
+        change.listener = l;
     }
 
     /**
@@ -178,11 +179,6 @@ public final class PeerExchange implements AutoCloseable {
     /** What the wire hands the frames that arrive to: for the model check's in-memory wire. */
     InboundFrames inbound() {
         return inbound;
-    }
-
-    /** This worker's rank. */
-    int rank() {
-        return rank;
     }
 
     /** The rank in the view installed of the worker at place {@code mid} on the wire, or -1 if it is not in it. */
@@ -203,13 +199,28 @@ public final class PeerExchange implements AutoCloseable {
         return net.port();
     }
 
-    /** Connects to every other rank's transport ({@code addresses} by rank), each bounded by {@code timeoutMs}. */
+    /**
+     * Connects to the transports of the workers at places {@code addresses} (by place on the wire), each bounded
+     * by {@code connectTimeoutMs}; a place this worker is connected to already, or its own, is skipped.
+     */
     public void connect(Map<Integer, InetSocketAddress> addresses, long connectTimeoutMs) {
-        addresses.forEach((r, a) -> {
-            if (r != rank) {
-                net.connect(r, a, connectTimeoutMs);
+        addresses.forEach((m, a) -> {
+            if (m != mid && !net.connected(m)) {
+                net.connect(m, a, connectTimeoutMs);
             }
         });
+    }
+
+    /** Whether this worker has a connection to the worker at place {@code m} on the wire (or is it). */
+    public boolean connected(int m) {
+        return m == mid || net == null || net.connected(m);
+    }
+
+    /** A resumed job's store starts in {@code period}: the period this worker is in until it ends one. */
+    public void startsIn(int period) {
+        synchronized (this) {
+            floorPeriod = period;
+        }
     }
 
     // ------------------------------------------------------------------ the ops
@@ -226,7 +237,7 @@ public final class PeerExchange implements AutoCloseable {
             pk.key = k;
             // During a view change rank 0 waits like the others (the new view's rank 0 gives the init), and after
             // one it waits for the state it was told it would get.
-            if ((rank == 0 || workers == 1) && !change.frozen() && !pk.recovering) {
+            if ((rank == 0 || workers == 1) && joinedAt < 0 && !joining && !change.frozen() && !pk.recovering) {
                 out.init(pk);
             } else {
                 pk.waiter = new PeerKey.Waiter(-1, Integer.MIN_VALUE, done, "init (rank 0's value)");
@@ -300,6 +311,9 @@ public final class PeerExchange implements AutoCloseable {
     public void fetch(Key k, long round, CallbackOnComplete done) {
         synchronized (this) {
             PeerKey pk = keys.get(k.name());
+            if (round == 0 && pk.joined) {
+                round = Rounds.of(k.initPeriod(), 0); // a joiner's init is the job's value as of its first period
+            }
             int closed = Rounds.index(round) == 0 ? Rounds.period(round) - 1 : Integer.MIN_VALUE;
             long need = Rounds.index(round) == 0 ? 0 : round;
             if (!pk.recovering && pk.applied.reached(need, closed, closedThrough())) {
@@ -395,11 +409,6 @@ public final class PeerExchange implements AutoCloseable {
         new PeriodWait(this, period, what).await();
     }
 
-    /** Why the job cannot go on here, or null (under the lock). */
-    String lost() {
-        return lost;
-    }
-
     /** The latest period every rank has closed for this worker: every sum of it and before has arrived. */
     int closedThrough() {
         int min = Integer.MAX_VALUE;
@@ -407,13 +416,6 @@ public final class PeerExchange implements AutoCloseable {
             min = Math.min(min, c);
         }
         return min;
-    }
-
-    void arrived(PeerKey pk, long round) {
-        pk.applied.arrived(round);
-        if (pk.waiter != null) {
-            pk.waiter.since = System.nanoTime();
-        }
     }
 
     /** Why an op on {@code pk} cannot go on, or null. */
@@ -462,7 +464,8 @@ public final class PeerExchange implements AutoCloseable {
     }
 
     PeerKey keyOf(String key, int length) {
-        return keys.computeIfAbsent(key, k -> new PeerKey(new KeyLayout(k, length, workers, splitFloats)));
+        return keys.computeIfAbsent(key, k -> new PeerKey(new KeyLayout(k, length, workers, splitFloats),
+                joining || joinedAt >= 0));
     }
 
     KVStoreException failure(String key, String what, String cause) {

@@ -96,9 +96,21 @@ final class PeerKey {
     ByteBuf state;
     Frame stateFrame;
 
-    PeerKey(KeyLayout layout) {
+    /** Whether this copy is a joiner's: what it is first sent is the job's copy, as of whatever round. */
+    final boolean joined;
+
+    PeerKey(KeyLayout layout, boolean joined) {
         this.layout = layout;
+        this.joined = joined;
         this.applied = new AppliedRounds(layout.chunks().size());
+    }
+
+    /** A part of {@code round}'s sum arrived: progress for the op that waits. */
+    void arrived(long round) {
+        applied.arrived(round);
+        if (waiter != null) {
+            waiter.since = System.nanoTime();
+        }
     }
 
     /** The sum of {@code round}, made on first use. */
@@ -215,9 +227,19 @@ final class PeerKey {
         // A survivor's state as of a view change's agreed round: this copy starts as of that round.
         k.restoreFrom(st, f.count(), transferred ? org.depengine.kvstore.spi.Rounds.of(
                 org.depengine.kvstore.spi.Rounds.period(f.round()), 0) : f.round());
-        applied.start(k.initRound(), k.initPeriod());
-        if (transferred && f.round() > applied.applied()) {
-            applied.recoveredTo(f.round());
+        if (joined) {
+            // A joiner's key began before it joined: its copy goes through the job's rounds from the one it is sent,
+            // whatever period its own init was made in.
+            if (transferred) {
+                applied.recoveredTo(f.round());
+            } else {
+                applied.start(f.round(), org.depengine.kvstore.spi.Rounds.period(f.round()));
+            }
+        } else {
+            applied.start(k.initRound(), k.initPeriod());
+            if (transferred && f.round() > applied.applied()) {
+                applied.recoveredTo(f.round());
+            }
         }
         recovering = false;
     }

@@ -112,6 +112,12 @@ final class PeerTransport implements Wire {
         return PooledByteBufAllocator.DEFAULT;
     }
 
+    /** Whether this transport has an open connection to {@code peer}. */
+    boolean connected(int peer) {
+        Channel ch = out.get(peer);
+        return ch != null && ch.isActive();
+    }
+
     /**
      * Connects to rank {@code peer} at {@code address} and says hello; bounded by {@code timeoutMs}.
      *

@@ -30,7 +30,7 @@ final class PeriodWait implements ForkJoinPool.ManagedBlocker {
     @Override
     public boolean isReleasable() {
         synchronized (x) {
-            return x.lost() == null && x.closedThrough() >= period && !x.change.frozen();
+            return x.lost == null && x.closedThrough() >= period && !x.change.frozen();
         }
     }
 
@@ -42,8 +42,8 @@ final class PeriodWait implements ForkJoinPool.ManagedBlocker {
             int seen = x.closedThrough();
             int epochSeen = x.epoch;
             while (x.closedThrough() < period || x.change.frozen()) {
-                if (x.lost() != null) {
-                    throw x.failure(null, what, x.lost());
+                if (x.lost != null) {
+                    throw x.failure(null, what, x.lost);
                 }
                 if (x.closedThrough() != seen || x.epoch != epochSeen) {
                     seen = x.closedThrough();
@@ -57,8 +57,8 @@ final class PeriodWait implements ForkJoinPool.ManagedBlocker {
                 }
                 TimeUnit.NANOSECONDS.timedWait(x, left);
             }
-            if (x.lost() != null) {
-                throw x.failure(null, what, x.lost());
+            if (x.lost != null) {
+                throw x.failure(null, what, x.lost);
             }
         }
         return true;

@@ -54,6 +54,10 @@ final class Recovery {
     private final List<Held> held = new ArrayList<>();
     /** The view installed whose rounds wait until the store has told its listeners ({@link #release}), or -1. */
     private int holding = -1;
+    /** Who is told each view installed here, or null. */
+    volatile ViewListener listener;
+    /** An elastic job's bound on a view change ({@code recoveryTimeoutMs}); 0: none. */
+    volatile long timeoutMs;
 
     Recovery(PeerExchange x) {
         this.x = x;
@@ -70,10 +74,11 @@ final class Recovery {
     }
 
     /**
-     * Why the change under way is late: it began more than {@code limitMs} ago and is not installed (a report
+     * Why the change under way is late: it began more than {@link #timeoutMs} ago and is not installed (a report
      * or the decision never came: its sender was lost too, and no later view has replaced it yet); else null.
      */
-    String overdue(long limitMs) {
+    String overdue() {
+        long limitMs = timeoutMs;
         if (!frozen() || limitMs <= 0 || System.nanoTime() - frozeAt <= limitMs * 1_000_000L) {
             return null;
         }
@@ -190,8 +195,13 @@ final class Recovery {
     private void decide(Map<Integer, ByteBuf> got) {
         Map<String, int[]> lengths = new TreeMap<>();
         Map<String, ElasticRule.Report[]> byKey = new TreeMap<>();
+        int latest = 0;
+        boolean joiners = false;
         for (int r = 0; r < targetMids.length; r++) {
             ByteBuf b = got.get(targetMids[r]);
+            int period = b.readInt();
+            joiners |= period < 0;
+            latest = Math.max(latest, period);
             int keys = b.readInt();
             for (int i = 0; i < keys; i++) {
                 String key = readString(b);
@@ -203,6 +213,9 @@ final class Recovery {
         }
         reports.remove(target).values().forEach(ByteBuf::release);
         ByteBuf out = Unpooled.buffer();
+        // Joiners start in the period after every member's: no member has pushed a round of it yet, so each of its
+        // rounds has every joiner's push, and none before it has any.
+        out.writeInt(joiners ? latest + 1 : -1);
         out.writeInt(byKey.size());
         for (Map.Entry<String, ElasticRule.Report[]> e : byKey.entrySet()) {
             List<ElasticRule.Report> rs = new ArrayList<>();
@@ -239,6 +252,7 @@ final class Recovery {
                 return; // of a view a later one replaced
             }
             int n = targetMids.length;
+            int joinPeriod = b.readInt();
             List<KeyDecision> ds = new ArrayList<>();
             for (int keys = b.readInt(); keys > 0; keys--) {
                 String key = readString(b);
@@ -252,14 +266,19 @@ final class Recovery {
                 }
                 ds.add(new KeyDecision(key, length, agreed, actions, from));
             }
-            install(ds);
+            install(ds, joinPeriod);
         } finally {
             b.release();
         }
     }
 
-    private void install(List<KeyDecision> ds) {
+    private void install(List<KeyDecision> ds, int joinPeriod) {
         int n = targetMids.length;
+        if (x.joining) {
+            x.joining = false; // admitted: it ended every period before its first (announced below)
+            x.joinedAt = joinPeriod;
+            x.myEnded = joinPeriod - 1;
+        }
         int[] oldMids = x.mids;
         boolean[] oldBye = x.saidBye;
         x.epoch = target;
@@ -334,7 +353,9 @@ final class Recovery {
         }
         LOG.info("rank {}: view {} installed, {} workers, {} ms after this worker froze; keys' agreed rounds {}", x.rank,
                 x.epoch, n, (System.nanoTime() - frozeAt) / 1_000_000, agreedRounds);
-        if (x.installed(x.epoch, agreedRounds)) {
+        ViewListener l = listener;
+        if (l != null) {
+            l.installed(x.epoch, x.rank, n, java.util.Collections.unmodifiableMap(agreedRounds), joinPeriod);
             holding = x.epoch; // until the store has told its listeners ({@link PeerExchange#released})
         }
         x.notifyAll(); // an elastic barrier waits across the change
@@ -364,9 +385,18 @@ final class Recovery {
         reports.clear();
     }
 
-    /** This worker's state of every key, frozen: the REPORT's payload. */
+    /**
+     * This worker's state of every key, frozen: the REPORT's payload. First the period it is in (-1: it joins), the
+     * latest of its store's first, the one after its last end of data, and those of its keys' rounds.
+     */
     private ByteBuf state() {
         ByteBuf b = Unpooled.buffer();
+        int period = Math.max(x.floorPeriod, x.myEnded + 1);
+        for (PeerKey pk : x.keys.values()) {
+            period = Math.max(period, org.depengine.kvstore.spi.Rounds.period(Math.max(pk.lastOpen(),
+                    pk.applied.started() ? pk.applied.applied() : 0)));
+        }
+        b.writeInt(x.joining ? -1 : period);
         b.writeInt(x.keys.size());
         for (PeerKey pk : x.keys.values()) {
             boolean started = pk.applied.started();

@@ -75,7 +75,7 @@ final class Reducer {
                 }
             }
             if (sum != null) {
-                x.arrived(pk, r.round());
+                pk.arrived(r.round());
             }
         }
     }

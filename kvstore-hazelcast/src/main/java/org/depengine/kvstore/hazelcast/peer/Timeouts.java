@@ -25,7 +25,7 @@ final class Timeouts {
         long now = System.nanoTime();
         String late;
         synchronized (x) {
-            late = x.change.overdue(x.recoveryTimeoutMs);
+            late = x.change.overdue();
         }
         if (late != null) {
             x.failAll(late);

@@ -42,7 +42,10 @@ import org.junit.jupiter.api.Test;
  * sent arrives or not, a prefix of each link), each survivor told each view at its own moment, in order, as
  * the membership would. Then every survivor must finish its program, its pulls must give values of the
  * serial model of the elastic rule ({@code docs/elastic-design.md} section 3: each round summed over the
- * members of the view the change's agreed rounds give it), and its final copy must equal that model's.
+ * members of the view the change's agreed rounds give it), and its final copy must equal that model's. Half of
+ * them have a joiner too, admitted by a view of its own at a random moment (before, during or after a loss, and
+ * it may be lost itself): its program is a member's from the period its admission gives it on, its pushes count
+ * from that period, and its pulls and final copy must give the model's values as the members' do.
  */
 class WorkerRoundsModelCheckTest {
     private static final int PERIODS = 3;
@@ -78,7 +81,13 @@ class WorkerRoundsModelCheckTest {
             }
         }
         assertTrue(changes > seeds / 2, "only " + changes + " view changes in " + seeds + " runs");
+        assertTrue(admissions > seeds / 4 && admittedBeforeTheEnd > seeds / 10, "only " + admissions + " joiners admitted "
+                + "in " + seeds + " runs, " + admittedBeforeTheEnd + " of them before the members' last period");
     }
+
+    /** Joiners admitted in the elastic runs, and those admitted with periods left to push in. */
+    private static int admissions;
+    private static int admittedBeforeTheEnd;
 
     /** With {@code -Ddepengine.test.seed=N}, only seed N runs (elastic), and what happens is printed. */
     private static final long ONLY_SEED = Long.getLong("depengine.test.seed", 0);
@@ -97,6 +106,10 @@ class WorkerRoundsModelCheckTest {
     private int run(long seed, boolean elastic) {
         Random rnd = new Random(seed);
         int n = elastic ? 2 + rnd.nextInt(3) : 1 + rnd.nextInt(3);
+        // Half the elastic runs have a joiner: place n, admitted at a random moment, whose program is a member's
+        // from the period its admission gives it on.
+        boolean joiner = elastic && rnd.nextBoolean();
+        int places = joiner ? n + 1 : n;
         int splitFloats = new int[] {1, 2, 4, 1 << 20}[rnd.nextInt(4)];
         int[] lengths = {1 + rnd.nextInt(5), 2 + rnd.nextInt(7)};
         Updater updater = switch (rnd.nextInt(5)) {
@@ -120,11 +133,13 @@ class WorkerRoundsModelCheckTest {
         for (int k = 0; k < 2; k++) {
             initValues[k] = ints(rnd, lengths[k]);
         }
-        for (int r = 0; r < n; r++) {
+        for (int r = 0; r < places; r++) {
             List<Op> prog = new ArrayList<>();
             for (int k = 0; k < 2; k++) {
-                // Elastic jobs init every worker's key alike: any survivor may have to give the init.
-                prog.add(new Op("init", k, 0, r == 0 || elastic ? initValues[k] : new float[lengths[k]]));
+                // Elastic jobs init every worker's key alike: any survivor may have to give the init (a joiner's
+                // init value is never the key's: it takes the job's).
+                prog.add(new Op("init", k, 0, r == n ? ints(rnd, lengths[k]) : r == 0 || elastic ? initValues[k]
+                        : new float[lengths[k]]));
             }
             programs.add(prog);
         }
@@ -133,7 +148,7 @@ class WorkerRoundsModelCheckTest {
         // period (the barrier). A pull then waits only for pushes made without waiting, or for early ends.
         for (int p = 0; p < PERIODS; p++) {
             int[] count = {rnd.nextInt(4), rnd.nextInt(4)};
-            for (int r = 0; r < n; r++) {
+            for (int r = 0; r < places; r++) {
                 List<Op> prog = programs.get(r);
                 boolean early = n > 1 && rnd.nextInt(4) == 0;
                 int[] mine = early ? new int[] {rnd.nextInt(count[0] + 1), rnd.nextInt(count[1] + 1)} : count.clone();
@@ -144,7 +159,7 @@ class WorkerRoundsModelCheckTest {
                     boolean skip = rnd.nextInt(6) == 0;
                     float[] data = skip ? null : ints(rnd, lengths[k]);
                     prog.add(new Op(skip ? "skip" : "push", k, round, data));
-                    part(rounds, k, p, pushes[k], r, n, skip ? new float[0] : data);
+                    part(rounds, k, p, pushes[k], r, places, skip ? new float[0] : data);
                 }
                 if (early) {
                     prog.add(new Op("end", -1, p, null));
@@ -156,12 +171,12 @@ class WorkerRoundsModelCheckTest {
                 prog.add(new Op("end", -1, p, null)); // the barrier's end of the period
             }
         }
-        for (int r = 0; r < n; r++) {
+        for (int r = 0; r < places; r++) {
             for (int k = 0; k < 2; k++) {
                 programs.get(r).add(new Op("pull", k, Rounds.of(PERIODS, 0), null));
             }
         }
-        Simulation sim = new Simulation(seed, rnd, n, splitFloats, lengths, updater, programs, elastic);
+        Simulation sim = new Simulation(seed, rnd, n, places, splitFloats, lengths, updater, programs, elastic);
         sim.run(membersOf -> {
             // The serial model: each round's rank-order sum over the members of its view, through the updater.
             List<List<UpdatedValue>> after = new ArrayList<>(); // [key] -> value after each round, in order
@@ -180,6 +195,9 @@ class WorkerRoundsModelCheckTest {
                         List<float[]> data = new ArrayList<>();
                         boolean any = false;
                         for (int m : members) {
+                            if (m == n && p < sim.joinPeriod) {
+                                continue; // the joiner ended every period before its first
+                            }
                             float[] part = rs.get(i)[m];
                             any |= part != null;
                             if (part != null && part.length > 0) {
@@ -229,6 +247,14 @@ class WorkerRoundsModelCheckTest {
         private final long seed;
         private final Random rnd;
         private final int n;
+        /** The places: the first view's {@link #n} workers, then the joiner's if any. */
+        private final int places;
+        /** The joiner's whole program, as a member's from period 0: what of it runs depends on its admission. */
+        private final List<Op> joinerProgram;
+        /** The period the joiner's rounds start in, once admitted; the view that admitted it. */
+        int joinPeriod = Integer.MAX_VALUE;
+        private int admittedIn = -1;
+        private boolean joinTold;
         private final int[] lengths;
         private final Updater updater;
         private final List<List<Op>> programs;
@@ -240,7 +266,7 @@ class WorkerRoundsModelCheckTest {
         private final List<java.util.Set<Integer>> running = new ArrayList<>();
         private final List<java.util.Set<Integer>> startedOps = new ArrayList<>();
         private final int[] endedPeriod;
-        private final List<Deque<Delivery>> channels = new ArrayList<>(); // [from * n + to]
+        private final List<Deque<Delivery>> channels = new ArrayList<>(); // [from * places + to]
         private final Deque<Runnable> completions = new ArrayDeque<>();
         /** Elastic jobs: which workers are lost, the views (places of their members), the next view each worker is told. */
         private final boolean[] dead;
@@ -254,40 +280,50 @@ class WorkerRoundsModelCheckTest {
         private final List<Object[]> pulls = new ArrayList<>();
         private String failure;
 
-        Simulation(long seed, Random rnd, int n, int splitFloats, int[] lengths, Updater updater, List<List<Op>> programs,
-                   boolean elastic) {
+        Simulation(long seed, Random rnd, int n, int places, int splitFloats, int[] lengths, Updater updater,
+                   List<List<Op>> programs, boolean elastic) {
             this.seed = seed;
             this.rnd = rnd;
             this.n = n;
+            this.places = places;
             this.lengths = lengths;
             this.updater = updater;
             this.programs = programs;
+            this.joinerProgram = places > n ? programs.set(n, new ArrayList<>()) : null; // it runs nothing until admitted
             this.elastic = elastic;
-            this.workers = new PeerExchange[n];
-            this.keys = new Key[n][2];
-            this.next = new int[n];
-            for (int r = 0; r < n; r++) {
+            this.workers = new PeerExchange[places];
+            this.keys = new Key[places][2];
+            this.next = new int[places];
+            for (int r = 0; r < places; r++) {
                 running.add(new java.util.HashSet<>());
                 startedOps.add(new java.util.HashSet<>());
             }
-            this.endedPeriod = new int[n];
-            this.dead = new boolean[n];
-            this.told = new int[n];
+            this.endedPeriod = new int[places];
+            this.dead = new boolean[places];
+            this.told = new int[places];
             Arrays.fill(told, 1);
+            if (places > n) {
+                told[n] = Integer.MAX_VALUE; // told the views from the one that admits it
+            }
             this.maxLosses = elastic ? 1 + rnd.nextInt(Math.min(2, n - 1)) : 0;
             int[] first = new int[n];
             Arrays.setAll(first, i -> i);
             views.add(first);
             Arrays.fill(endedPeriod, -1);
-            for (int i = 0; i < n * n; i++) {
+            for (int i = 0; i < places * places; i++) {
                 channels.add(new ArrayDeque<>());
             }
-            for (int r = 0; r < n; r++) {
+            for (int r = 0; r < places; r++) {
                 int from = r;
-                workers[r] = new PeerExchange(r, n, splitFloats, 60_000, elastic, (key, sum) -> apply(key, sum), null,
-                        new StoreStats(), in -> new MemoryWire(from));
-                workers[r].onViewInstalled((epoch, rank, size, rounds) -> {
-                    dbg(() -> "w" + from + " installed " + epoch + " as rank " + rank + " agreed " + rounds);
+                boolean joins = r == n;
+                workers[r] = new PeerExchange(r, joins ? 1 : n, splitFloats, 60_000, elastic, (key, sum) -> apply(key, sum),
+                        null, new StoreStats(), in -> new MemoryWire(from));
+                workers[r].joining = joins;
+                workers[r].onViewInstalled((epoch, rank, size, rounds, joinAt) -> {
+                    dbg(() -> "w" + from + " installed " + epoch + " as rank " + rank + " agreed " + rounds + " join " + joinAt);
+                    if (joins && admittedIn < 0) {
+                        admitted(epoch, joinAt);
+                    }
                     completions.add(() -> { // the store tells its listeners, then lets the view's rounds apply
                         if (!dead[from]) {
                             workers[from].released(epoch);
@@ -301,6 +337,31 @@ class WorkerRoundsModelCheckTest {
                 for (int k = 0; k < 2; k++) {
                     keys[r][k] = new Key(engine, "k" + k, lengths[k], 0);
                 }
+            }
+        }
+
+        /**
+         * The joiner's view {@code epoch} is installed on it: its store starts in {@code period} (its keys made
+         * then), and its program is its inits, then its ops of that period and later, then its final pulls.
+         */
+        private void admitted(int epoch, int period) {
+            admissions++;
+            admittedBeforeTheEnd += period < PERIODS ? 1 : 0;
+            admittedIn = epoch;
+            joinPeriod = period;
+            List<Op> prog = programs.get(n);
+            for (Op op : joinerProgram) {
+                boolean mine = switch (op.kind()) {
+                    case "init" -> true;
+                    case "end" -> op.round() >= period;
+                    default -> Rounds.period(op.round()) >= period;
+                };
+                if (mine && (period <= PERIODS || op.kind().equals("init"))) {
+                    prog.add(op);
+                }
+            }
+            for (int k = 0; k < 2; k++) {
+                keys[n][k] = new Key(engine, "k" + k, lengths[k], period);
             }
         }
 
@@ -322,13 +383,23 @@ class WorkerRoundsModelCheckTest {
                 }
                 List<Runnable> choices = new ArrayList<>();
                 List<Integer> live = new ArrayList<>();
-                for (int r = 0; r < n; r++) {
-                    if (!dead[r]) {
+                for (int r = 0; r < places; r++) {
+                    if (!dead[r] && (r < n || joinTold)) {
                         live.add(r);
                     }
                 }
                 if (losses < maxLosses && live.size() > 1 && rnd.nextInt(30) == 0) {
                     lose(live.get(rnd.nextInt(live.size())));
+                    continue;
+                }
+                if (places > n && !joinTold && rnd.nextInt(30) == 0) {
+                    joinTold = true; // the joiner registered: the next view admits it
+                    int[] last = views.get(views.size() - 1);
+                    int[] with = Arrays.copyOf(last, last.length + 1);
+                    with[last.length] = n;
+                    views.add(with);
+                    told[n] = views.size() - 1;
+                    dbg(() -> "JOIN " + n + " in view " + (views.size() - 1));
                     continue;
                 }
                 for (int r : live) {
@@ -366,7 +437,7 @@ class WorkerRoundsModelCheckTest {
                     fail("seed " + seed + ": no end");
                 }
             }
-            for (int r = 0; r < n; r++) {
+            for (int r = 0; r < places; r++) {
                 int w = r;
                 dbg(() -> {
                     StringBuilder sb = new StringBuilder("w" + w + (dead[w] ? " (dead)" : "") + " next " + next[w] + " running ");
@@ -388,15 +459,27 @@ class WorkerRoundsModelCheckTest {
                     fail("seed " + seed + ": " + failure);
                 }
             }
-            for (int r = 0; r < n; r++) {
-                if (dead[r]) {
+            for (int r = 0; r < places; r++) {
+                if (dead[r] || r == n && !joinTold) {
                     continue;
                 }
+                assertTrue(r < n || admittedIn >= 0, () -> "seed " + seed + ": the joiner, told view " + told[n]
+                        + ", was never admitted; views " + views.size() + ", agreed " + agreed);
                 assertTrue(next[r] == programs.get(r).size() && running.get(r).isEmpty(), "seed " + seed + ": rank " + r
                         + " is stuck at op " + next[r] + " of " + programs.get(r).size() + " (" + (next[r] > 0
                         ? programs.get(r).get(next[r] - 1) : "none") + "), views " + views.size() + ", agreed " + agreed);
                 for (int k = 0; k < 2; k++) {
                     UpdatedValue last = m.after().get(k).get(m.after().get(k).size() - 1);
+                    if (r == n && joinPeriod > PERIODS) {
+                        // Admitted after every member's last period: it never pulled; its copy is the model's at the round
+                        // it says it is at (the one it was sent, or a later one a view change brought it to).
+                        PeerKey pk = workers[n].keys.get("k" + k);
+                        long at = pk == null || !pk.applied.started() ? 0 : pk.applied.applied();
+                        int i = m.roundIds().get(k).indexOf(at);
+                        last = i < 0 ? null : m.after().get(k).get(i);
+                        assertTrue(last != null, "seed " + seed + ": the joiner's k" + k + " is at round " + Rounds.text(at)
+                                + ", which the model lacks");
+                    }
                     float[] got = new float[lengths[k]];
                     keys[r][k].stored().get(got);
                     assertArrayEquals(last.value(), got, "seed " + seed + ": rank " + r + "'s final copy of k" + k
@@ -433,13 +516,13 @@ class WorkerRoundsModelCheckTest {
             dbg(() -> "LOSE " + w);
             losses++;
             dead[w] = true;
-            for (int to = 0; to < n; to++) {
-                Deque<Delivery> out = channels.get(w * n + to);
+            for (int to = 0; to < places; to++) {
+                Deque<Delivery> out = channels.get(w * places + to);
                 int keep = rnd.nextInt(out.size() + 1);
                 while (out.size() > keep) {
                     out.pollLast().drop();
                 }
-                Deque<Delivery> in = channels.get(to * n + w);
+                Deque<Delivery> in = channels.get(to * places + w);
                 while (!in.isEmpty()) {
                     in.poll().drop();
                 }
@@ -592,7 +675,7 @@ class WorkerRoundsModelCheckTest {
                     }
                     return;
                 }
-                channels.get(from * n + peer).add(new Delivery(() -> {
+                channels.get(from * places + peer).add(new Delivery(() -> {
                     PeerExchange to = workers[peer];
                     ByteBuf target = f.payloadBytes() == 0 ? null : to.inbound().target(from, f);
                     if (target != null) {
