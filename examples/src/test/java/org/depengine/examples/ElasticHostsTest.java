@@ -109,8 +109,8 @@ class ElasticHostsTest {
     @ParameterizedTest(name = "killed after rank 0's round {0}")
     @MethodSource("lossRounds")
     void whenTwoOfFourAreKilledBackToBackTheOthersGoOnAsTheRulesSerialModel(int round) throws Exception {
-        // Two members lost at once: the job's shared map (the view) needs two backups to keep a copy.
-        Process[] w = start(4, round, List.of("-Ddepengine.kvstore.backups=2"));
+        // Two members lost at once: the job's shared map (the view) keeps a copy by its default two backups.
+        Process[] w = start(4, round, List.of());
         HostNamespaces.kill(w[3]);
         HostNamespaces.kill(w[2]);
         goOn(w, 2, "ranks 3 and 2 killed");

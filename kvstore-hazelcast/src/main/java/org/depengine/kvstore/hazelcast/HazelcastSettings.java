@@ -94,7 +94,7 @@ public final class HazelcastSettings implements SettingsCatalog {
     /** {@code backups}. */
     public static final Setting<Integer> BACKUPS = Setting.ofInt(P + "backups", 1, 0, 6,
             "Synchronous backup copies of each key's state on the members (updateOn=server and dist_async; the job's "
-                    + "coordination maps always have at least one).");
+                    + "coordination maps always have at least two).");
     /** {@code updaterClasses}. */
     public static final Setting<List<String>> UPDATER_CLASSES = Setting.ofList(P + "updaterClasses",
             "a binary class name (com.example.MyUpdater, com.example.Outer$Inner)", HazelcastSettings::className,

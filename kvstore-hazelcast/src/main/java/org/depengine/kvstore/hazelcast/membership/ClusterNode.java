@@ -80,12 +80,14 @@ public final class ClusterNode {
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true).setMembers(s.members());
         // The keys' entries have `backups` synchronous copies: a lost member's keys live on in them. The job's
-        // coordination maps (ranks, shared settings) always have one, whatever the keys have. OBJECT: entry
-        // processors work on the arrays in place instead of deserializing and re-serializing them on every push.
+        // coordination maps (ranks, shared settings, an elastic job's views) always have two, whatever the keys
+        // have: they are small, and two members lost at once (two killed back to back) must not take every copy of
+        // the view. OBJECT: entry processors work on the arrays in place instead of deserializing and re-serializing
+        // them on every push.
         c.addMapConfig(new MapConfig(MAP_PREFIX + "*").setBackupCount(s.backups()).setAsyncBackupCount(0)
                 .setInMemoryFormat(InMemoryFormat.OBJECT));
-        c.addMapConfig(new MapConfig(MAP_PREFIX + "*" + RANKS_SUFFIX).setBackupCount(Math.max(1, s.backups())));
-        c.addMapConfig(new MapConfig(MAP_PREFIX + "*" + SHARED_SUFFIX).setBackupCount(Math.max(1, s.backups())));
+        c.addMapConfig(new MapConfig(MAP_PREFIX + "*" + RANKS_SUFFIX).setBackupCount(Math.max(2, s.backups())));
+        c.addMapConfig(new MapConfig(MAP_PREFIX + "*" + SHARED_SUFFIX).setBackupCount(Math.max(2, s.backups())));
         c.getSerializationConfig().addDataSerializableFactory(StateFactory.ID, new StateFactory())
                 .setJavaSerializationFilterConfig(UpdaterClasses.filter(s.updaterClasses())).setByteOrder(WIRE_ORDER);
         return c;
