@@ -35,10 +35,11 @@ import picocli.CommandLine.Option;
  *
  * <p>Rank 0 prints, per round, {@code ROUND r VIEW e WORKERS n small=… split=…} (each key's first element and
  * the sum of its elements), and each worker prints each change it moves to: {@code CHANGE epoch=e rank=r
- * workers=n left=[rank@millis …] moved=millis first=small:i,split:i} (the departed ranks with the epoch
- * milliseconds their loss was detected, the time this worker moved, and each key's first round summed over
- * the new view), for a harness to read; the survivors' values are the serial model of the elastic rule
- * over that history.
+ * workers=n left=[rank@millis …] joined=[rank@period …] moved=millis first=small:r,split:r} (the departed ranks
+ * with the epoch milliseconds their loss was detected, the joiners' ranks with their first periods, the time
+ * this worker moved, and each key's first round summed over the new view, in the loop's count of rounds), for a
+ * harness to read; the survivors' values are the serial model of the elastic rule over that history. With
+ * {@code --period N} a barrier ends a period every N rounds.
  */
 @Command(name = "ElasticSteps", sortOptions = false,
         description = {"Pushes and pulls two keys round after round through an elastic dist_sync KVStore and prints",
@@ -47,6 +48,8 @@ import picocli.CommandLine.Option;
                 "--members and --job and each machine's --rank."})
 public final class ElasticSteps implements Callable<Integer> {
     private static final String STORE = "dist_sync";
+    /** Who a joiner pushes as ({@link #push}): every worker of the job's start pushes as its first rank. */
+    static final int JOINER = 100;
     /** The keys and their lengths: one summed whole by every worker, one split into parts over the workers. */
     static final Map<String, Integer> KEYS = keys();
 
@@ -61,6 +64,10 @@ public final class ElasticSteps implements Callable<Integer> {
 
     @Option(names = "--min-workers", paramLabel = "N", description = "the fewest workers the job goes on with (default 1)")
     private int minWorkers = 1;
+
+    @Option(names = "--period", paramLabel = "N", description = "a barrier every N rounds, each ending a period "
+            + "(default 0: one period, the barrier at the end)")
+    private int period;
 
     /** The last view this worker moved to (written by the store's thread, read by the loop). */
     private volatile int epoch;
@@ -91,12 +98,13 @@ public final class ElasticSteps implements Callable<Integer> {
         int workers = cluster.check(STORE);
         Cli.inRange("--rounds", rounds, 1, 1_000_000);
         Cli.inRange("--min-workers", minWorkers, 1, workers);
+        Cli.inRange("--period", period, 0, rounds);
         if (!cluster.startsWorkers(workers)) {
             return run();
         }
         return WorkerProcesses.runOnLoopback(ElasticSteps.class, cluster, workers, STORE, r -> {
             List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--rounds", Integer.toString(rounds),
-                    "--min-workers", Integer.toString(minWorkers)));
+                    "--min-workers", Integer.toString(minWorkers), "--period", Integer.toString(period)));
             a.addAll(cluster.workerArgs(r));
             return a;
         }, this::run);
@@ -118,7 +126,7 @@ public final class ElasticSteps implements Callable<Integer> {
                 kv.init(k.getKey(), a);
                 arrays.put(k.getKey(), a);
             }
-            for (int round = 1; round <= rounds; round++) {
+            for (int round = firstRound(kv.period()); round <= rounds; round++) {
                 for (Map.Entry<String, DeviceArray> k : arrays.entrySet()) {
                     float[] g = new float[KEYS.get(k.getKey())];
                     for (int i = 0; i < g.length; i++) {
@@ -140,6 +148,9 @@ public final class ElasticSteps implements Callable<Integer> {
                 if (kv.rank() == 0) {
                     System.out.printf(Locale.ROOT, "ROUND %d VIEW %d WORKERS %d%s%n", round, epoch, kv.numWorkers(), line);
                 }
+                if (period > 0 && round % period == 0 && round < rounds) {
+                    kv.barrier(); // ends the period: round r is index (r - 1) % period + 1 of period (r - 1) / period
+                }
             }
             kv.barrier();
             if (kv.rank() == 0) {
@@ -150,17 +161,31 @@ public final class ElasticSteps implements Callable<Integer> {
         }
     }
 
+    /** The first round a worker whose store starts in {@code startPeriod} pushes (a joiner's is not 0). */
+    private int firstRound(int startPeriod) {
+        return period == 0 ? 1 : startPeriod * period + 1;
+    }
+
+    /** The number of a key's round {@code r} ({@link org.depengine.kvstore.spi.Rounds}) in the loop's count of rounds. */
+    private long roundNumber(long r) {
+        return (r >>> 32) * period + (r & 0xFFFF_FFFFL);
+    }
+
     private String text(MembershipChange c) {
         epoch = c.epoch();
         StringBuilder left = new StringBuilder();
         for (MembershipChange.Departure d : c.left()) {
             left.append(left.length() == 0 ? "" : " ").append(d.rank()).append('@').append(d.detectedAt().toEpochMilli());
         }
+        StringBuilder joined = new StringBuilder();
+        for (MembershipChange.Arrival a : c.joined()) {
+            joined.append(joined.length() == 0 ? "" : " ").append(a.rank()).append('@').append(a.fromPeriod());
+        }
         StringBuilder firsts = new StringBuilder();
         c.firstRoundOf().forEach((k, r) -> firsts.append(firsts.length() == 0 ? "" : ",").append(k).append(':')
-                .append(r & 0xFFFF_FFFFL));
+                .append(roundNumber(r)));
         return "CHANGE epoch=" + c.epoch() + " rank=" + c.rank() + " workers=" + c.numWorkers() + " left=[" + left
-                + "] moved=" + Instant.now().toEpochMilli() + " first=" + firsts;
+                + "] joined=[" + joined + "] moved=" + Instant.now().toEpochMilli() + " first=" + firsts;
     }
 
     private static Memcpy memcpy() {

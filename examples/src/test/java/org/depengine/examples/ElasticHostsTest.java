@@ -45,30 +45,40 @@ class ElasticHostsTest {
     private static final String MAIN = "org.depengine.examples.ElasticSteps";
     private static final int PORT = 5701;
     private static final int ROUNDS = 60;
+    /** Rounds per period: a barrier every {@value} rounds, so that a joiner has periods to join at. */
+    private static final int PERIOD = 5;
     private static final Pattern ROUND = Pattern.compile("^ROUND (\\d+) VIEW (\\d+) WORKERS (\\d+) small=([-0-9.E]+),"
             + "[-0-9.E]+ split=[-0-9.E]+,([-0-9.E]+)$");
     private static final Pattern CHANGE = Pattern.compile("^CHANGE epoch=(\\d+) rank=(\\d+) workers=(\\d+) left=\\[([^]]*)\\] "
-            + "moved=(\\d+) first=small:(\\d+),split:(\\d+)$");
+            + "joined=\\[([^]]*)\\] moved=(\\d+) first=small:(\\d+),split:(\\d+)$");
 
     private HostNamespaces hosts;
 
     @TempDir
     Path dir;
 
-    /** A change a worker printed: who left (ranks in the view before, with when it was detected), when it moved, the first rounds. */
-    private record Change(int epoch, int workers, List<Integer> left, List<Long> detected, long moved, Map<String, Integer> first) {
+    /**
+     * A change a worker printed: who left (ranks in the view before, with when it was detected), how many joined
+     * and their first period, when it moved, the first rounds.
+     */
+    private record Change(int epoch, int workers, List<Integer> left, List<Long> detected, int joined, int fromPeriod,
+                          long moved, Map<String, Integer> first) {
         static List<Change> of(String output) {
             List<Change> out = new ArrayList<>();
             output.lines().map(CHANGE::matcher).filter(Matcher::matches).forEach(m -> {
                 List<Integer> left = new ArrayList<>();
                 List<Long> detected = new ArrayList<>();
                 for (String d : m.group(4).split(" ")) {
-                    left.add(Integer.parseInt(d.substring(0, d.indexOf('@'))));
-                    detected.add(Long.parseLong(d.substring(d.indexOf('@') + 1)));
+                    if (!d.isEmpty()) {
+                        left.add(Integer.parseInt(d.substring(0, d.indexOf('@'))));
+                        detected.add(Long.parseLong(d.substring(d.indexOf('@') + 1)));
+                    }
                 }
+                String[] joiners = m.group(5).isEmpty() ? new String[0] : m.group(5).split(" ");
+                int from = joiners.length == 0 ? -1 : Integer.parseInt(joiners[0].substring(joiners[0].indexOf('@') + 1));
                 out.add(new Change(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(3)), left, detected,
-                        Long.parseLong(m.group(5)), Map.of("small", Integer.parseInt(m.group(6)), "split",
-                        Integer.parseInt(m.group(7)))));
+                        joiners.length, from, Long.parseLong(m.group(6)), Map.of("small", Integer.parseInt(m.group(7)),
+                        "split", Integer.parseInt(m.group(8)))));
             });
             return out;
         }
@@ -145,7 +155,8 @@ class ElasticHostsTest {
         }
         Process[] workers = new Process[n];
         for (int rank = n - 1; rank >= 0; rank--) {
-            List<String> args = new ArrayList<>(List.of("--rounds", Integer.toString(ROUNDS), "--members",
+            List<String> args = new ArrayList<>(List.of("--rounds", Integer.toString(ROUNDS), "--period",
+                    Integer.toString(PERIOD), "--members",
                     String.join(",", members), "--rank", Integer.toString(rank), "--job", job, "--bind", hosts.address(rank)));
             args.addAll(List.of(extra));
             List<String> cmd = ModulePathLauncher.command(jvmOptions, MAIN, args.toArray(String[]::new));
@@ -183,7 +194,10 @@ class ElasticHostsTest {
         checkValues(out, w.length, changes);
     }
 
-    /** Rank 0's value after every round is the model's: each round summed over the view that summed it. */
+    /**
+     * Rank 0's value after every round is the model's: each round summed over the view that summed it (the view
+     * before each change up to the key's first round of the new one), a joiner's push only from its first period.
+     */
     private static void checkValues(String out, int workers, List<Change> changes) {
         Map<Integer, double[]> printed = new HashMap<>();
         out.lines().map(ROUND::matcher).filter(Matcher::matches).forEach(m -> printed.put(Integer.parseInt(m.group(1)),
@@ -195,10 +209,15 @@ class ElasticHostsTest {
             for (String key : List.of("small", "split")) {
                 List<Integer> summed = IntStream.range(0, workers).boxed().toList();
                 List<Integer> view = summed;
+                int joinerFrom = Integer.MAX_VALUE;
                 for (Change c : changes) {
                     List<Integer> next = new ArrayList<>(view);
                     for (int left : c.left()) {
                         next.remove(view.get(left));
+                    }
+                    for (int j = 0; j < c.joined(); j++) {
+                        next.add(ElasticSteps.JOINER);
+                        joinerFrom = c.fromPeriod();
                     }
                     view = next;
                     if (round >= c.first().get(key)) {
@@ -206,6 +225,9 @@ class ElasticHostsTest {
                     }
                 }
                 for (int r : summed) {
+                    if (r == ElasticSteps.JOINER && (round - 1) / PERIOD < joinerFrom) {
+                        continue; // a joiner ended every period before its first
+                    }
                     int elements = key.equals("small") ? 1 : ElasticSteps.KEYS.get(key);
                     for (int i = 0; i < elements; i++) {
                         model[k] += ElasticSteps.push(r, round, key, i);
