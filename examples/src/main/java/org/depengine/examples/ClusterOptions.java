@@ -17,7 +17,9 @@ import picocli.CommandLine.Option;
  * {@link MultiDeviceTraining}): either this process starts them all on loopback ({@code --workers N}),
  * or it is one worker of a job that runs one worker per machine ({@code --members} with {@code --rank}
  * and {@code --job}, the same command on every machine but for the rank). The loopback form starts its
- * other workers with the per-machine options. Not thread-safe; picocli fills it once.
+ * other workers with the per-machine options. A worker joining a running elastic job gives the job's
+ * {@code --members} and {@code --job} and its own address instead of a rank ({@link #check(String, String)}).
+ * Not thread-safe; picocli fills it once.
  */
 final class ClusterOptions {
     /**
@@ -58,12 +60,30 @@ final class ClusterOptions {
     /** The members, checked, once {@link #check} has run; empty when this process is the only worker or starts them. */
     private List<String> memberList = List.of();
 
+    /** A joiner's own {@code host:port}, checked; null for a worker of the job's start. */
+    private String joinAddress;
+
     /**
      * Checks the options against each other and the store type, and returns the number of workers.
      *
      * @throws IllegalArgumentException naming the option that is wrong and what to give instead
      */
     int check(String kvstoreType) {
+        return check(kvstoreType, null);
+    }
+
+    /**
+     * As {@link #check(String)}; with {@code join} (a {@code host:port} of this machine, not null), this
+     * process joins a running elastic job as a new worker listening there: {@code --members} lists the
+     * job's workers and {@code --job} names it, and there is no {@code --rank} (the job's view gives it
+     * one). Returns the number of workers the job started with.
+     *
+     * @throws IllegalArgumentException naming the option that is wrong and what to give instead
+     */
+    int check(String kvstoreType, String join) {
+        if (join != null) {
+            return checkJoiner(kvstoreType, join);
+        }
         boolean local = kvstoreType.equals("local");
         if (members == null) {
             needsMembers("--rank", rankOption);
@@ -117,14 +137,61 @@ final class ClusterOptions {
         return workers;
     }
 
+    private int checkJoiner(String kvstoreType, String join) {
+        if (members == null || job == null) {
+            throw new IllegalArgumentException("--join needs --members, the running job's workers (host:port, in rank "
+                    + "order), and --job, its id");
+        }
+        if (rankOption != null) {
+            throw new IllegalArgumentException("--join takes no --rank: a joiner's rank comes from the job's view");
+        }
+        if (workersOption != null) {
+            throw new IllegalArgumentException("--join takes no --workers: the job's view says how many there are");
+        }
+        if (kvstoreType.equals("local")) {
+            throw new IllegalArgumentException("--join needs --kvstore dist_sync (a local store has one worker)");
+        }
+        checkJob();
+        memberList = parseMembers(members);
+        List<String> given;
+        try {
+            given = parseMembers(join);
+        } catch (IllegalArgumentException e) {
+            given = List.of();
+        }
+        if (given.size() != 1) {
+            throw new IllegalArgumentException("--join '" + join + "': give one host:port, the address this worker "
+                    + "listens on, e.g. 10.0.0.4:5701");
+        }
+        String own = given.get(0);
+        if (memberList.contains(own)) {
+            throw new IllegalArgumentException("--join " + own + " is in --members: a joiner listens on an address of "
+                    + "its own");
+        }
+        String host = own.substring(0, own.lastIndexOf(':'));
+        String listen = bind != null ? bind : host;
+        if (!isLocal(listen)) {
+            throw new IllegalArgumentException((bind != null ? "--bind " : "--join ") + listen + " is not an address "
+                    + "of this machine: give one of its addresses (" + localAddresses() + ")");
+        }
+        bind = address(listen);
+        joinAddress = own;
+        return memberList.size();
+    }
+
+    /** Whether this process joins a running job ({@link #check(String, String)} with an address). */
+    boolean joining() {
+        return joinAddress != null;
+    }
+
     /** True when this process must start the other workers on loopback (checked options only). */
     boolean startsWorkers(int workers) {
         return memberList.isEmpty() && workers > 1;
     }
 
-    /** This worker's rank: 0 unless given with {@code --members}. */
+    /** This worker's rank at the job's start: 0 unless given with {@code --members}; -1 for a joiner. */
     int rank() {
-        return rankOption == null ? 0 : rankOption;
+        return joinAddress != null ? -1 : rankOption == null ? 0 : rankOption;
     }
 
     /**
@@ -151,6 +218,14 @@ final class ClusterOptions {
         return List.of("--members", members, "--rank", Integer.toString(r), "--job", job);
     }
 
+    /**
+     * The options of a worker that joins this job (after {@link #placeOnLoopback}), listening on
+     * {@code own}: the job's members and id, and its own address.
+     */
+    List<String> joinerArgs(String own) {
+        return List.of("--members", members, "--job", job, "--join", own);
+    }
+
     /** The member list as given (after {@link #placeOnLoopback}: the loopback one). */
     String members() {
         return members;
@@ -158,12 +233,23 @@ final class ClusterOptions {
 
     /**
      * The store settings of this worker: the system properties' ({@code depengine.kvstore.*}), with the
-     * member list, rank, job and address of the options when there are several workers.
+     * member list, rank, job and address of the options when there are several workers. A joiner's have
+     * no rank and no number of workers (the job's view gives them) and its own port.
      */
     KVStoreSettings storeSettings() {
         KVStoreSettings fromProperties = KVStoreSettings.fromSystemProperties();
         if (memberList.isEmpty()) {
             return fromProperties;
+        }
+        if (joinAddress != null) {
+            return fromProperties.toBuilder()
+                    .set("members", String.join(",", memberList))
+                    .set("clusterName", job)
+                    .set(JOB_SETTING, job)
+                    .set("port", joinAddress.substring(joinAddress.lastIndexOf(':') + 1))
+                    .set("portCount", "1")
+                    .set("bind", bind)
+                    .build();
         }
         String own = memberList.get(rank());
         return fromProperties.toBuilder()

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.IntConsumer;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.kvstore.KVStore;
@@ -30,7 +31,8 @@ import picocli.CommandLine.Option;
  * [--kvstore local|dist_sync|dist_async] [--workers N] [--members HOST:PORT,... --rank R --job ID
  * [--bind ADDRESS]] [--data file.csv] [--epochs N] [--batch N] [--hidden N] [--lr X] [--seed N]
  * [--checkpoint-every N [--checkpoint FILE]] [--resume FILE] [--no-capture] [--profile] [--trace file.json|off]
- * [--metrics] [--metrics-port PORT] [--help]}.
+ * [--metrics] [--metrics-port PORT] [--elastic [--min-workers N] [--max-workers N] [--kill RANK@EPOCH]...
+ * [--join-at EPOCH] | --elastic --join HOST:PORT] [--help]}.
  *
  * <p>{@code --metrics} prints the engine's and the store's Micrometer meters at the end
  * ({@code depengine-micrometer}: the executor meters per worker group, {@code depengine.ops.*},
@@ -47,6 +49,18 @@ import picocli.CommandLine.Option;
  * checkpoint ({@link KVStore#checkpoint}: the weights and the epochs done); {@code --resume FILE} (given
  * to every worker; the loopback form passes it on) continues from one, and prints the same per-epoch
  * losses as a run that never stopped.
+ *
+ * <p>Elastic jobs ({@link ElasticOptions}: {@code --elastic [--min-workers N] [--max-workers N]}, loopback
+ * demonstration {@code --kill RANK@EPOCH}, {@code --join-at EPOCH}; a joiner's own form {@code --join HOST:PORT})
+ * go on when a worker dies. Each epoch's batches are split over the workers of the view agreed at its start
+ * ({@link WorkerShares}): not {@link KVStore#rank()} and {@link KVStore#numWorkers()} read at some instant,
+ * which each worker sees move at its own, but the view that summed a small round every worker pushes at the
+ * epoch's start. A change takes effect at the next epoch; the epoch it happens in keeps its split, and its
+ * rounds summed without the lost worker lack that worker's share. Every change is printed with the first round
+ * of each key summed over its view, and each new split with the epoch it starts at, so the run can be
+ * replayed from its output: {@code MultiDeviceTrainingTest} does so in one process and gets the same losses,
+ * bit for bit. The epoch lines are printed by each epoch's rank 0 (the loopback form's rank 0 is this process,
+ * which is never killed).
  */
 @Command(name = "MultiDeviceTraining", sortOptions = false,
         description = {"Trains a two-layer network (fc1, ReLU, fc2, softmax cross-entropy) data-parallel on the listed",
@@ -56,7 +70,9 @@ import picocli.CommandLine.Option;
                 "on loopback share the batch (this one is rank 0 and prints; the others log to files) through a",
                 "Hazelcast cluster they form. On N machines, run it once per machine with the same --members",
                 "(every worker's host:port, in rank order) and --job, and each machine's own --rank. Data: a seeded",
-                "3-class spiral (600 samples), or --data with lines 'feature,...,label'."})
+                "3-class spiral (600 samples), or --data with lines 'feature,...,label'. With --elastic (dist_sync) the job",
+                "goes on when a worker dies: each epoch's batches are split over the workers agreed at its start, and",
+                "each membership change is printed; --kill RANK@EPOCH shows it on loopback."})
 public final class MultiDeviceTraining implements Callable<Integer> {
     /** kvstore-hazelcast's setting of the user's updater classes. */
     private static final String UPDATER_CLASSES = "updaterClasses";
@@ -141,6 +157,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                     + "while training (loopback only; 0 picks a free port)")
     private Integer metricsPort;
 
+    @Mixin
+    private ElasticOptions elastic = new ElasticOptions();
+
     private MultiDeviceTraining() {
     }
 
@@ -156,7 +175,8 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         if (!local && !kvstoreType.equals("dist_sync") && !kvstoreType.equals("dist_async")) {
             throw new IllegalArgumentException("--kvstore " + kvstoreType + ": use local, dist_sync or dist_async");
         }
-        int workers = cluster.check(kvstoreType);
+        elastic.checkAlone(kvstoreType);
+        int workers = cluster.check(kvstoreType, elastic.join);
         Cli.inRange("--epochs", epochs, 1, 1_000_000);
         Cli.inRange("--batch", batchSize, 1, 1 << 20);
         Cli.inRange("--hidden", hidden, 1, 1 << 14);
@@ -169,6 +189,10 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 throw new IllegalArgumentException("--metrics-port " + metricsPort + " needs --metrics");
             }
         }
+        elastic.check(workers, epochs, cluster.startsWorkers(workers), checkpointEvery > 0 || resumeFile != null);
+        if (elastic.elastic) {
+            WorkerProcesses.quietExpectedLosses();
+        }
         if (resumeFile != null && cluster.rank() == 0 && !Files.isReadable(resumeFile)) {
             throw new IllegalArgumentException("--resume " + resumeFile + ": no such readable file; give a checkpoint "
                     + "written with --checkpoint-every");
@@ -176,7 +200,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         List<Context> devices = parseDevices(devicesOption != null ? devicesOption : local ? "cpu:0,cpu:1" : "cpu:0");
         TrainingData data = dataFile == null ? TrainingData.spiral(200, 3, 0.15, seed) : TrainingData.csv(dataFile);
         int batch = Math.min(batchSize, data.rows);
-        int totalDevices = workers * devices.size();
+        int totalDevices = elastic.maxWorkers(workers) * devices.size(); // an elastic job's joiners too
         if (batch < totalDevices) {
             throw new IllegalArgumentException("--batch " + batch + " is smaller than the " + totalDevices
                     + " devices: each device needs at least one sample per batch");
@@ -184,23 +208,48 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         int last = data.rows % batch;
         if (workers > 1 && last != 0 && last < totalDevices) {
             throw new IllegalArgumentException("the last batch of each epoch has " + last + " samples, fewer than the "
-                    + totalDevices + " devices of the " + workers + " workers: choose a --batch that divides the "
-                    + data.rows + " samples or leaves at least " + totalDevices);
+                    + totalDevices + " devices of the " + elastic.maxWorkers(workers) + " workers: choose a --batch that "
+                    + "divides the " + data.rows + " samples or leaves at least " + totalDevices);
         }
         if (cluster.startsWorkers(workers)) {
             return launchAndTrain(workers, devices, data, batch, lr);
         }
-        return train(workers, devices, data, batch, lr);
+        return train(workers, devices, data, batch, lr, e -> { });
     }
 
-    /** Rank 0 of a multi-process run: starts the other workers on loopback, trains with them, checks how they ended. */
+    /**
+     * Rank 0 of a multi-process run: starts the other workers on loopback, trains with them (killing or adding
+     * workers at the epochs {@link ElasticOptions} gives), checks how they ended.
+     */
     private int launchAndTrain(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
+        Path joinerLog = Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.joiner.log");
         return WorkerProcesses.runOnLoopback(MultiDeviceTraining.class, cluster, workers, kvstoreType, this::workerArgs,
-                () -> train(workers, devices, data, batch, lr));
+                others -> () -> train(workers, devices, data, batch, lr, !elastic.acts() ? e -> { }
+                        : e -> elastic.atEpochStart(e, others, this::joinerArgs, joinerLog)));
     }
 
     /** The command line of worker {@code r}: the per-machine form, with this run's training options. */
     private List<String> workerArgs(int r) {
+        List<String> a = trainingArgs();
+        a.addAll(elastic.workerArgs());
+        a.addAll(cluster.workerArgs(r));
+        return a;
+    }
+
+    /** The command line of a worker that joins this loopback job: on a free port of its own. */
+    private List<String> joinerArgs() {
+        List<String> a = trainingArgs();
+        a.add("--elastic");
+        try {
+            a.addAll(cluster.joinerArgs("127.0.0.1:" + WorkerProcesses.freePorts(1).get(0)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("no free loopback port for the joiner", e);
+        }
+        return a;
+    }
+
+    /** This run's training options, as every worker it starts gets them. */
+    private List<String> trainingArgs() {
         List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--kvstore", kvstoreType,
                 "--epochs", Integer.toString(epochs),
                 "--batch", Integer.toString(batchSize), "--hidden", Integer.toString(hidden),
@@ -212,7 +261,6 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         if (noCapture) {
             a.add("--no-capture");
         }
-        a.addAll(cluster.workerArgs(r));
         if (devicesOption != null) {
             a.addAll(List.of("--devices", devicesOption));
         }
@@ -227,7 +275,7 @@ public final class MultiDeviceTraining implements Callable<Integer> {
      * ones) and the checkpoint to resume from.
      */
     private KVStoreSettings storeSettings() {
-        KVStoreSettings given = cluster.storeSettings();
+        KVStoreSettings given = elastic.settings(cluster.storeSettings());
         KVStoreSettings.Builder b = given.toBuilder().set(UPDATER_CLASSES, given.get(UPDATER_CLASSES)
                 .map(c -> c + ",").orElse("") + TrainingUpdater.class.getName());
         if (resumeFile != null) {
@@ -249,7 +297,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.ckpt");
     }
 
-    private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr) throws Exception {
+    /** Trains as one worker; {@code atEpochStart} is called with each epoch's number before its batches are pushed. */
+    private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr, IntConsumer atEpochStart)
+            throws Exception {
         String traceText = traceOption != null ? traceOption
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.trace.json").toString();
         Path trace = traceText.equals("off") || cluster.rank() != 0 ? null : Path.of(traceText);
@@ -258,7 +308,10 @@ public final class MultiDeviceTraining implements Callable<Integer> {
         try (Engine engine = Engine.create(common.engine);
              KVStore kv = KVStore.open(engine, kvstoreType, storeSettings());
              TrainingMetrics meters = metrics && print ? new TrainingMetrics(engine, kv, metricsPort) : null) {
-            Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed, !noCapture);
+            // An elastic job follows its membership from the store's start: a change before the first init too.
+            WorkerShares shares = elastic.elastic ? new WorkerShares(engine, kv, hostContext(devices), cluster.joining())
+                    : null;
+            Trainer run = new Trainer(engine, kv, devices, host, data, batch, hidden, lr, seed, !noCapture, shares);
             if (print) {
                 System.out.printf("engine %s; devices %s; host ops (shuffles, metrics) on %s; kvstore %s (%s; %s)%n",
                         engine.name(), join(devices), host, kv.type(), workers == 1 ? "1 worker" : workers + " workers",
@@ -269,6 +322,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                         : "each batch's step (device, metrics and store ops) replayed from a captured graph");
                 if (meters != null && meters.url() != null) {
                     System.out.println("metrics: Prometheus text format at " + meters.url() + " while training");
+                }
+                if (elastic.describe() != null) {
+                    System.out.println(elastic.describe());
                 }
                 if (kv.type().equals("dist_async")) {
                     System.out.println("dist_async: the epoch lines count rank 0's samples only (the workers do not wait "
@@ -285,14 +341,22 @@ public final class MultiDeviceTraining implements Callable<Integer> {
             }
             long t0 = System.nanoTime();
             int firstEpoch = run.pushTraining(epochs, seed, print,
-                    new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host));
+                    new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host), atEpochStart);
             engine.waitForAll();
             String perStep = profile ? StepCosts.line(profiler == null ? null : profiler.stats(), run) : null;
-            kv.barrier(); // every worker's pushes have landed: the weights are final
+            // The job's two last barriers; a joiner admitted at the first of them (its period says) calls the second only.
+            int barriers = elastic.elastic ? Math.min(2, epochs + 2 - kv.period()) : 2;
+            if (barriers == 2) {
+                kv.barrier(); // every worker's pushes have landed: the weights are final
+            }
+            // An elastic job's rank 0 may have died: the last view's rank 0 reports.
+            print = elastic.elastic ? kv.rank() == 0 : print;
             double accuracy = print ? run.evaluate() : Double.NaN;
             engine.waitForAll();
             long t1 = System.nanoTime();
-            kv.barrier(); // the others stay until rank 0 has read the weights
+            if (barriers >= 1) {
+                kv.barrier(); // the others stay until rank 0 has read the weights
+            }
             if (profiler != null) {
                 profiler.stop();
                 profiler.dump(trace);

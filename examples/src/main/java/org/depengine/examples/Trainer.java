@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntConsumer;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.depengine.api.Capture;
@@ -15,10 +16,18 @@ import org.depengine.api.VarHandle;
 import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
 
-/** One worker's training in {@link MultiDeviceTraining}: its replicas, the store, and the ops it pushes. */
+/**
+ * One worker's training in {@link MultiDeviceTraining}: its replicas, the store, and the ops it pushes.
+ *
+ * <p>Each batch is split over slots, {@code numWorkers × devices per worker} of them, as evenly as possible
+ * (the larger parts first); this worker trains slots {@code rank × devices ..} on its devices, in order. In
+ * an elastic job ({@link WorkerShares}) the workers and ranks are those of the view the epoch's split was
+ * agreed in, at the top of each epoch: a membership change takes effect at the next epoch, and the epoch
+ * the change happens in keeps its split (the rounds summed without a lost worker miss its share).
+ */
 final class Trainer {
-    /** The graphs of a captured run are per source of samples (the epochs alternate two) and batch size. */
-    private record StepKey(HostData src, int size) {
+    /** The graphs of a captured run are per source of samples (the epochs alternate two), batch size and split. */
+    private record StepKey(HostData src, int size, int slots, int firstSlot) {
     }
 
     private static final int BAR = 30;
@@ -30,8 +39,12 @@ final class Trainer {
     private final HostModel model;
     private final TrainingData data;
     private final int batch;
-    private final int totalDevices;
-    private final int firstDevice;
+    /** The batch's slots ({@code numWorkers × devices}) and this worker's first: fixed, but per epoch when elastic. */
+    private int slots;
+    private int firstSlot;
+    /** The elastic job's agreed split, or null for a job whose workers stay. */
+    private final WorkerShares shares;
+    private WorkerShares.View split;
     private final boolean exchangeMetrics;
     private final EpochMetrics metrics;
     private final VarHandle progressVar;
@@ -48,20 +61,20 @@ final class Trainer {
     private double lastAccuracy;
 
     Trainer(Engine engine, KVStore kv, List<Context> devices, Context host, TrainingData data, int batch, int hidden,
-            float lr, long seed, boolean capture) {
+            float lr, long seed, boolean capture, WorkerShares shares) {
         this.engine = engine;
         this.capture = capture;
         this.kv = kv;
         this.data = data;
         this.batch = batch;
-        this.totalDevices = kv.numWorkers() * devices.size();
-        this.firstDevice = kv.rank() * devices.size();
+        this.shares = shares;
+        this.slots = kv.numWorkers() * devices.size();
+        this.firstSlot = kv.rank() * devices.size();
         // dist_async: a pull does not wait for the other workers, so the metrics stay per worker.
         this.exchangeMetrics = !kv.type().equals("dist_async");
-        int maxRows = (batch + totalDevices - 1) / totalDevices;
-        for (Context c : devices) {
-            replicas.add(new Replica(engine, c, Math.max(maxRows, (batch + devices.size() - 1) / devices.size()),
-                    data.features, hidden, data.classes));
+        for (Context c : devices) { // room for the whole batch: an elastic job's last worker trains it all
+            replicas.add(new Replica(engine, c, (batch + devices.size() - 1) / devices.size(), data.features, hidden,
+                    data.classes));
         }
         model = new HostModel(engine, data.features, hidden, data.classes, seed + 1);
         metrics = new EpochMetrics(engine, host, data.rows);
@@ -72,11 +85,14 @@ final class Trainer {
     /**
      * Pushes the initial weights (rank 0's reach the store; a resumed store takes its checkpoint's), then
      * every epoch's batches and report from the first epoch not done, checkpointing as {@code checkpoints}
-     * says.
+     * says. An elastic job agrees each epoch's split first ({@link WorkerShares#agree}: a wait for one small
+     * round), and ends each epoch with a barrier, so that its periods are its epochs: a joiner, admitted at a
+     * barrier, starts at the epoch its store's {@link KVStore#period()} says. {@code atEpochStart} is called
+     * with each epoch's number (from 1) before its batches are pushed, once its split is agreed.
      *
      * @return the first epoch trained (from 1)
      */
-    int pushTraining(int epochs, long seed, boolean print, TrainingCheckpoints checkpoints) {
+    int pushTraining(int epochs, long seed, boolean print, TrainingCheckpoints checkpoints, IntConsumer atEpochStart) {
         Replica first = replicas.get(0);
         for (Replica r : replicas) {
             r.pushWeightsIn(engine, r.fc1, model.fc1);
@@ -91,8 +107,16 @@ final class Trainer {
         for (int layer = 1; layer <= 2; layer++) {
             pullLayer(layer);
         }
+        if (shares != null) {
+            shares.init();
+        }
         int done = checkpoints.start();
-        if (done >= epochs) {
+        if (shares != null) {
+            done = kv.period(); // one barrier per epoch: a joiner's first period is the epoch it starts at
+            if (done >= epochs) {
+                return done + 1; // a joiner admitted after the last epoch: nothing to train
+            }
+        } else if (done >= epochs) {
             throw new IllegalArgumentException("the checkpoint resumed from has " + done + " epochs done; --epochs "
                     + epochs + " leaves none to train: give more");
         }
@@ -108,18 +132,47 @@ final class Trainer {
                 stepPushNanos = 0;
                 stepsPushed = 0;
             }
+            boolean printEpoch = print;
+            if (shares != null) {
+                printEpoch = useSplit(shares.agree(e + 1), e + 1);
+            }
+            atEpochStart.accept(e + 1);
             HostData src = epochData[e % 2];
             src.pushShuffle(engine.op("shuffle").arg("epoch", e + 1), metricsHost(), data, seed * 1_000_003L + e);
             for (int b = 0; b < batches; b++) {
                 int start = b * batch;
                 pushTrainingBatch(src, start, Math.min(batch, data.rows - start));
             }
-            pushEpochReport(e + 1, epochs, print);
+            pushEpochReport(e + 1, epochs, printEpoch);
             if (checkpoints.after(e + 1) && print) {
                 System.out.printf("checkpoint after epoch %d: %s%n", e + 1, checkpoints.file());
             }
+            if (shares != null) {
+                kv.barrier();
+            }
         }
         return done + 1;
+    }
+
+    /**
+     * Splits epoch {@code epoch}'s batches over {@code v}'s workers, this worker taking its rank's share,
+     * and, on its rank 0, prints the split when it changed (in an op ordered with the epoch lines).
+     *
+     * @return whether this worker prints the epoch's line: whether it is the view's rank 0
+     */
+    private boolean useSplit(WorkerShares.View v, int epoch) {
+        boolean first = v.rank() == 0;
+        if (split == null || split.epoch() != v.epoch()) {
+            slots = v.size() * replicas.size();
+            firstSlot = v.rank() * replicas.size();
+            if (first) {
+                String line = WorkerShares.splitLine(epoch, v);
+                engine.op("split").arg("epoch", epoch).writes(progressVar).on(metricsHost())
+                        .run(rc -> System.out.println(line));
+            }
+        }
+        split = v;
+        return first;
     }
 
     private Context metricsHost() {
@@ -163,10 +216,11 @@ final class Trainer {
     private void pushTrainingBatch(HostData src, int start, int size) {
         long t0 = System.nanoTime();
         if (capture) {
-            Graph step = steps.get(new StepKey(src, size));
+            StepKey key = new StepKey(src, size, slots, firstSlot); // a new split is captured anew
+            Graph step = steps.get(key);
             if (step == null) {
                 step = captureStep(src, start, size);
-                steps.put(new StepKey(src, size), step);
+                steps.put(key, step);
             }
             step.replay();
         } else {
@@ -182,8 +236,8 @@ final class Trainer {
      * into every replica.
      */
     private void pushStep(HostData src, Supplier<IntSupplier> batchStart, int size) {
-        pushBatchOps(src, batchStart, size, true, totalDevices, firstDevice);
-        List<Replica> active = active(size, totalDevices, firstDevice);
+        pushBatchOps(src, batchStart, size, true, slots, firstSlot);
+        List<Replica> active = active(size, slots, firstSlot);
         pushLayer(2, active);
         pushLayer(1, active);
     }
@@ -191,7 +245,8 @@ final class Trainer {
     /**
      * Records a batch's calls ({@link #pushStep}) once, for every batch of {@code size} samples from
      * {@code src}: a full batch's ops read their position from a {@link BatchCursor} that steps through
-     * the epoch's full batches, the short last batch's from one that stays at {@code start}.
+     * the epoch's full batches, the short last batch's from one that stays at {@code start}. A split
+     * changes only at an epoch's start, so a graph's replays are always whole epochs of its cursor.
      */
     private Graph captureStep(HostData src, int start, int size) {
         int fullBatches = data.rows / batch;
@@ -301,9 +356,10 @@ final class Trainer {
             if (epochEnds.size() == 1 && afterFirstEpoch != null) {
                 afterFirstEpoch.run();
             }
-            if (print) {
-                System.out.printf(Locale.ROOT, "%sepoch %" + digits(epochs) + "d/%d %s loss %.5f  acc %5.1f%%%s%n",
-                        overwrite, epoch, epochs, bar(1, 1), s.meanLoss(), 100.0 * s.accuracy(), ms);
+            if (print) { // an elastic job's line has the loss in full too, for a reference to equal bit for bit
+                System.out.printf(Locale.ROOT, "%sepoch %" + digits(epochs) + "d/%d %s loss %.5f  acc %5.1f%%%s%s%n",
+                        overwrite, epoch, epochs, bar(1, 1), s.meanLoss(), 100.0 * s.accuracy(), ms,
+                        shares == null ? "" : "  exact loss " + s.meanLoss());
             }
         });
         metrics.pushClear(engine.op("clear epoch metrics").arg("epoch", epoch));
@@ -325,7 +381,7 @@ final class Trainer {
     }
 
     String rowsPerDeviceText() {
-        int[] rows = split(batch, totalDevices);
+        int[] rows = split(batch, slots);
         StringBuilder sb = new StringBuilder();
         for (int r : rows) {
             sb.append(sb.length() == 0 ? "" : "+").append(r);
@@ -334,7 +390,7 @@ final class Trainer {
     }
 
     /** {@code size} rows split over {@code parts} as evenly as possible, the larger parts first. */
-    private static int[] split(int size, int parts) {
+    static int[] split(int size, int parts) {
         int[] rows = new int[parts];
         for (int d = 0; d < parts; d++) {
             rows[d] = size / parts + (d < size % parts ? 1 : 0);

@@ -7,11 +7,14 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /**
@@ -19,12 +22,19 @@ import java.util.function.IntFunction;
  * 1..N-1 of the same example with the same module path (or class path), each logging to a file of its own.
  * Each worker gets rank 0's JVM options ({@code JAVA_OPTS} of {@code run-example}: settings, heap, JIT),
  * so every rank runs with the same settings, except the options that would make two JVMs share a file or
- * a port ({@link #sharedJvmOptions}); those are named on stderr.
+ * a port ({@link #sharedJvmOptions}); those are named on stderr. An elastic job's demonstration kills a
+ * worker ({@link #kill}) or starts one that joins ({@link #startJoiner}) while it runs; call those, and
+ * {@link #awaitAll}, from the thread that runs rank 0.
  */
 final class WorkerProcesses implements AutoCloseable {
+    /** A started worker: its name in messages ("worker rank 2", "joiner"), its process and its log. */
+    private record Worker(String name, Process process, Path log) {
+    }
+
     private final String main;
-    private final List<Process> processes = new ArrayList<>();
-    private final List<Path> logs = new ArrayList<>();
+    private final List<Worker> workers = new ArrayList<>();
+    /** The workers killed on purpose ({@link #kill}): their exit is not a failure. */
+    private final Set<Process> killed = new HashSet<>();
 
     /**
      * Rank 0 of a loopback run of the example {@code main}: places {@code workers} workers on free loopback
@@ -35,6 +45,16 @@ final class WorkerProcesses implements AutoCloseable {
      */
     static int runOnLoopback(Class<?> main, ClusterOptions cluster, int workers, String kvstoreType,
             IntFunction<List<String>> workerArgs, Callable<Integer> rank0) throws Exception {
+        return runOnLoopback(main, cluster, workers, kvstoreType, workerArgs, others -> rank0);
+    }
+
+    /**
+     * As {@link #runOnLoopback(Class, ClusterOptions, int, String, IntFunction, Callable)}, where rank 0's
+     * run gets the other workers, to kill some or start more ({@link #kill}, {@link #startJoiner}) while it
+     * runs: what an elastic job's demonstration does.
+     */
+    static int runOnLoopback(Class<?> main, ClusterOptions cluster, int workers, String kvstoreType,
+            IntFunction<List<String>> workerArgs, Function<WorkerProcesses, Callable<Integer>> rank0) throws Exception {
         String name = main.getSimpleName();
         String job = cluster.placeOnLoopback(freePorts(workers), name.toLowerCase(Locale.ROOT) + "-"
                 + UUID.randomUUID());
@@ -45,7 +65,7 @@ final class WorkerProcesses implements AutoCloseable {
             }
             System.out.printf("kvstore %s: %d workers on loopback (%s), job %s; ranks 1..%d log to %s%n", kvstoreType,
                     workers, cluster.members(), job, workers - 1, others.logs());
-            int status = rank0.call();
+            int status = rank0.apply(others).call();
             String failure = others.awaitAll(120);
             if (failure != null) {
                 System.err.println(name + ": " + failure);
@@ -64,6 +84,20 @@ final class WorkerProcesses implements AutoCloseable {
         String factory = "org.slf4j.simpleLogger.log.com.hazelcast.instance.impl.HazelcastInstanceFactory";
         if (System.getProperty(factory) == null) {
             System.setProperty(factory, "error");
+        }
+    }
+
+    /**
+     * Quiets, in an elastic job, the warnings a worker's death is expected to cause (a lost peer's connections
+     * reset, with a stack trace each), before the store starts: the store's own line says who left. A level
+     * given on the command line wins.
+     */
+    static void quietExpectedLosses() {
+        for (String logger : List.of("com.hazelcast.internal.server.tcp", "io.netty.channel.DefaultChannelPipeline")) {
+            String level = "org.slf4j.simpleLogger.log." + logger;
+            if (System.getProperty(level) == null) {
+                System.setProperty(level, "error");
+            }
         }
     }
 
@@ -120,11 +154,44 @@ final class WorkerProcesses implements AutoCloseable {
 
     /** Starts rank {@code rank} with {@code args} (the worker's own command line), logging to {@code log}. */
     void start(int rank, List<String> args, Path log) throws IOException {
+        start("worker rank " + rank, args, log);
+    }
+
+    /**
+     * Starts a worker that joins the running job, with {@code args} (its own command line), logging to
+     * {@code log}; it is waited for at the end like the others.
+     *
+     * @return its process id
+     */
+    long startJoiner(List<String> args, Path log) throws IOException {
+        return start("joiner", args, log).pid();
+    }
+
+    /**
+     * Kills worker {@code rank} (as {@link #start}ed) at once, as a crash would ({@link Process#destroyForcibly()}):
+     * its exit is then not a failure.
+     *
+     * @return its process id
+     * @throws IllegalArgumentException if no worker of that rank was started
+     */
+    long kill(int rank) {
+        String name = "worker rank " + rank;
+        for (Worker w : workers) {
+            if (w.name().equals(name)) {
+                killed.add(w.process());
+                w.process().destroyForcibly();
+                return w.process().pid();
+            }
+        }
+        throw new IllegalArgumentException("no " + name + " was started");
+    }
+
+    private Process start(String name, List<String> args, Path log) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         List<String> leftOut = new ArrayList<>();
         cmd.addAll(sharedJvmOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(), leftOut));
-        if (!leftOut.isEmpty() && rank == 1) {
+        if (!leftOut.isEmpty() && workers.isEmpty()) {
             System.err.println("workers 1.. do not get these JVM options of rank 0 (two JVMs would share a file or a "
                     + "port): " + leftOut);
         }
@@ -143,30 +210,33 @@ final class WorkerProcesses implements AutoCloseable {
         cmd.addAll(args);
         Files.createDirectories(log.toAbsolutePath().getParent());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        processes.add(p);
-        logs.add(log);
+        workers.add(new Worker(name, p, log));
+        return p;
     }
 
-    /** Where the workers log, in rank order from rank 1. */
+    /** Where the workers log, in the order they were started (ranks from 1, then joiners). */
     List<Path> logs() {
-        return List.copyOf(logs);
+        return workers.stream().map(Worker::log).toList();
     }
 
     /**
-     * Waits up to {@code seconds} for every worker to exit.
+     * Waits up to {@code seconds} for every worker to exit (but those {@linkplain #kill killed}).
      *
      * @return null when all exited with status 0, else what went wrong, with the end of the worker's log
      */
     String awaitAll(long seconds) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        for (int i = 0; i < processes.size(); i++) {
-            Process p = processes.get(i);
+        for (Worker w : workers) {
+            Process p = w.process();
+            if (killed.contains(p)) {
+                continue;
+            }
             if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                return "worker rank " + (i + 1) + " did not exit within " + seconds + " s; log " + logs.get(i);
+                return w.name() + " did not exit within " + seconds + " s; log " + w.log();
             }
             if (p.exitValue() != 0) {
-                return "worker rank " + (i + 1) + " exited with status " + p.exitValue() + "; log " + logs.get(i)
-                        + ":" + System.lineSeparator() + tail(logs.get(i));
+                return w.name() + " exited with status " + p.exitValue() + "; log " + w.log()
+                        + ":" + System.lineSeparator() + tail(w.log());
             }
         }
         return null;
@@ -180,9 +250,9 @@ final class WorkerProcesses implements AutoCloseable {
     /** Kills the workers still running (after a failure of this process). */
     @Override
     public void close() {
-        for (Process p : processes) {
-            if (p.isAlive()) {
-                p.destroyForcibly();
+        for (Worker w : workers) {
+            if (w.process().isAlive()) {
+                w.process().destroyForcibly();
             }
         }
     }

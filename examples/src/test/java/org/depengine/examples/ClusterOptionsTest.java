@@ -68,6 +68,45 @@ class ClusterOptionsTest {
         assertEquals("given", parse("--workers", "2", "--job", "given").placeOnLoopback(List.of(1, 2), "fresh"));
     }
 
+    /** A worker joining a running elastic job: the job's members and id, its own address, no rank and no count. */
+    @Test
+    void aJoinerGivesTheJobsMembersAndItsOwnAddressAndNoRank() {
+        ClusterOptions j = parse("--members", "127.0.0.1:5801,127.0.0.1:5802", "--job", "job-42");
+        assertEquals(2, j.check("dist_sync", "127.0.0.1:5809"), "the workers the job started with");
+        assertTrue(j.joining());
+        assertEquals(-1, j.rank(), "a joiner's rank comes from the job's view");
+        assertFalse(j.startsWorkers(2));
+        KVStoreSettings s = j.storeSettings();
+        assertEquals("127.0.0.1:5801,127.0.0.1:5802", s.get("members").orElseThrow());
+        assertEquals("5809", s.get("port").orElseThrow());
+        assertEquals("job-42", s.get(ClusterOptions.JOB_SETTING).orElseThrow());
+        assertEquals("127.0.0.1", s.get("bind").orElseThrow());
+        assertTrue(s.get("rank").isEmpty() && s.get("numWorkers").isEmpty(), s.toString());
+
+        ClusterOptions loopback = parse("--workers", "2");
+        loopback.check("dist_sync");
+        loopback.placeOnLoopback(List.of(6001, 6002), "fresh");
+        assertEquals(List.of("--members", "127.0.0.1:6001,127.0.0.1:6002", "--job", "fresh", "--join", "127.0.0.1:6009"),
+                loopback.joinerArgs("127.0.0.1:6009"));
+
+        refusedJoin("--join takes no --rank", "--members", MEMBERS, "--job", "j", "--rank", "0");
+        refusedJoin("--join needs --members, the running job's workers", "--job", "j");
+        refusedJoin("--join needs --members, the running job's workers", "--members", MEMBERS);
+        refusedJoin("--join takes no --workers", "--members", MEMBERS, "--job", "j", "--workers", "3");
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> parse("--members", MEMBERS, "--job", "j").check("dist_sync", "127.0.0.1:5801"));
+        assertTrue(twice.getMessage().contains("--join 127.0.0.1:5801 is in --members"), twice.getMessage());
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> parse("--members", MEMBERS, "--job", "j").check("dist_sync", "127.0.0.1"));
+        assertTrue(bad.getMessage().contains("--join '127.0.0.1': give one host:port"), bad.getMessage());
+    }
+
+    private static void refusedJoin(String expected, String... args) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> parse(args).check("dist_sync", "127.0.0.1:5809"), String.join(" ", args));
+        assertTrue(e.getMessage().contains(expected), "expected '" + expected + "' in: " + e.getMessage());
+    }
+
     @Test
     void badCombinationsAreRefusedNamingTheOption() {
         refused("dist_sync", "--rank 3 is out of range: give an integer in 0..2 (--members lists 3 workers)",

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -16,6 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.depengine.api.device.Availability;
 import org.depengine.api.device.Devices;
+import org.depengine.kvstore.spi.Rounds;
 import org.depengine.testkit.Json;
 import org.depengine.testkit.Requirements;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,9 @@ class MultiDeviceTrainingTest {
     private static final Pattern EPOCH = Pattern.compile("epoch +(\\d+)/(\\d+) \\[#+] loss (\\d+\\.\\d+) +acc +(\\d+\\.\\d)%");
     private static final Pattern FINAL = Pattern.compile("final accuracy on all (\\d+) samples: (\\d+\\.\\d)%");
     private static final double SAME_LOSS = 2e-5; // printed with 5 decimals
+    /** An elastic run's epoch line: the loss printed, the accuracy, the loss in full. */
+    private static final Pattern EXACT = Pattern.compile("(?m)^epoch +(\\d+)/\\d+ \\[#+] loss (\\d+\\.\\d+) +acc +"
+            + "(\\d+\\.\\d)%.*  exact loss (\\S+)$");
 
     @TempDir
     Path dir;
@@ -219,6 +224,103 @@ class MultiDeviceTrainingTest {
         }
     }
 
+    /**
+     * {@code --elastic} over 3 worker processes of 2 devices each, rank 1 killed ({@code destroyForcibly}) when
+     * rank 0 starts epoch 10: the job trains all 30 epochs without it to at least 95 %, and every epoch's loss
+     * and accuracy are, to the last bit of the loss, those of {@link ElasticReference}: one process replaying
+     * the membership history the run printed (which rounds of which key were summed over which workers, and
+     * each epoch's split). {@code --no-capture} too, in CI a shorter run (8 epochs, rank 2 killed at epoch 4).
+     * The long form ({@code -Ddepengine.test.long=true}) runs that one for 30 epochs, killed at epoch 10, and
+     * 4 workers losing rank 1 at epoch 5 and rank 3 at epoch 12 (two changes, the second relabelling).
+     */
+    @Test
+    void anElasticJobGoesOnWithoutAKilledWorkerWithTheLossesOfItsMembershipHistory() throws Exception {
+        checkElastic(3, List.of("1@10"), 30, false);
+        if (Boolean.getBoolean("depengine.test.long")) {
+            checkElastic(3, List.of("2@10"), 30, true);
+            checkElastic(4, List.of("1@5", "3@12"), 30, false);
+        } else {
+            checkElastic(3, List.of("2@4"), 8, true);
+        }
+    }
+
+    /** Runs an elastic job of {@code workers} workers with {@code kills} (RANK@EPOCH, in epoch order) and checks it. */
+    private void checkElastic(int workers, List<String> kills, int epochs, boolean noCapture) throws Exception {
+        List<String> args = new ArrayList<>(List.of("--kvstore", "dist_sync", "--workers", Integer.toString(workers),
+                "--devices", "cpu:0,cpu:1", "--elastic", "--min-workers", "1", "--epochs", Integer.toString(epochs)));
+        for (String k : kills) {
+            args.addAll(List.of("--kill", k));
+        }
+        if (noCapture) {
+            args.add("--no-capture");
+        }
+        String what = String.join(" ", args);
+        args.addAll(List.of("--trace", "off"));
+        long t0 = System.nanoTime();
+        // A store that stops making progress fails within a minute, saying where, rather than at the test's timeout.
+        ModulePathLauncher.Result r = ModulePathLauncher.launch(List.of("-Ddepengine.kvstore.timeoutMs=60000"), 240, MAIN,
+                args.toArray(String[]::new));
+        double runSeconds = (System.nanoTime() - t0) / 1e9;
+        String out = r.output();
+        assertEquals(0, r.exitCode(), what + "\n" + out);
+
+        // One view per kill (each waits for the one before: the next epoch's split needs it), the killed ones out.
+        List<ElasticReference.View> views = ElasticReference.history(out, workers);
+        assertEquals(kills.size() + 1, views.size(), "a change per kill\n" + out);
+        List<String> alive = new ArrayList<>(views.get(0).workers());
+        for (int c = 0; c < kills.size(); c++) {
+            String[] k = kills.get(c).split("@");
+            assertTrue(out.contains("epoch " + k[1] + ": killed worker rank " + k[0] + " (process "), out);
+            alive.remove("w" + k[0]);
+            ElasticReference.View v = views.get(c + 1);
+            assertEquals(c + 1, v.epoch(), out);
+            assertEquals(alive, v.workers(), out);
+            assertEquals(Set.of("fc1.w", "fc1.b", "fc2.w", "fc2.b", "metrics", "progress", "shares"),
+                    v.firstRoundOf().keySet(), out);
+        }
+
+        // Each new split is printed at the epoch the history gives it: the view in force for the epoch's shares round.
+        Map<Integer, List<String>> expectedSplits = new java.util.LinkedHashMap<>();
+        List<String> previous = null;
+        for (int e = 1; e <= epochs; e++) {
+            List<String> split = ElasticReference.inForce(views, WorkerShares.KEY, Rounds.of(e - 1, 1)).workers();
+            if (!split.equals(previous)) {
+                expectedSplits.put(e, split);
+            }
+            previous = split;
+        }
+        Map<Integer, List<String>> printedSplits = new java.util.LinkedHashMap<>();
+        ElasticReference.splits(out).forEach((e, v) -> printedSplits.put(e, v.workers()));
+        assertEquals(expectedSplits, printedSplits, out);
+
+        long r0 = System.nanoTime();
+        List<ElasticReference.Epoch> reference = ElasticReference.epochs(views, 2, epochs, 60, 64, 0.8f, 1);
+        double referenceSeconds = (System.nanoTime() - r0) / 1e9;
+        Matcher m = EXACT.matcher(out);
+        int e = 0;
+        while (m.find()) {
+            ElasticReference.Epoch ref = reference.get(e);
+            e++;
+            assertEquals(e, Integer.parseInt(m.group(1)), out);
+            String where = what + ": epoch " + e + ", history " + views + "\n" + out;
+            assertEquals(ref.loss(), Double.parseDouble(m.group(4)), 0.0, where); // bit for bit
+            assertEquals(String.format(Locale.ROOT, "%.5f", ref.loss()), m.group(2), where);
+            assertEquals(String.format(Locale.ROOT, "%.1f", 100.0 * ref.accuracy()), m.group(3), where);
+        }
+        assertEquals(epochs, e, "every epoch's line\n" + out);
+        // The history matters: a reference that ignores the changes ends elsewhere.
+        List<ElasticReference.Epoch> noChange = ElasticReference.epochs(views.subList(0, 1), 2, epochs, 60, 64, 0.8f, 1);
+        assertNotEquals(noChange.get(epochs - 1).loss(), reference.get(epochs - 1).loss(), "the kills changed nothing\n"
+                + out);
+        Matcher f = FINAL.matcher(out);
+        assertTrue(f.find(), out);
+        if (epochs == 30) {
+            assertTrue(Double.parseDouble(f.group(2)) >= 95.0, out);
+        }
+        System.out.printf(Locale.ROOT, "%s: %.1f s, the reference %.1f s; history %s%n", what, runSeconds,
+                referenceSeconds, views);
+    }
+
     /** Runs MultiDeviceTraining without a trace, expecting success; its output. */
     private static String runOk(String... args) throws Exception {
         List<String> a = new ArrayList<>(List.of("--trace", "off"));
@@ -301,6 +403,21 @@ class MultiDeviceTrainingTest {
         ModulePathLauncher.Result type = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "nccl");
         assertEquals(2, type.exitCode(), type.output());
         assertTrue(type.output().contains("--kvstore nccl: use local, dist_sync or dist_async"), type.output());
+
+        // Elastic jobs (ElasticOptionsTest has every combination): dist_sync only; rank 0 launches and prints.
+        ModulePathLauncher.Result elastic = ModulePathLauncher.launch(List.of(), MAIN, "--elastic");
+        assertEquals(2, elastic.exitCode(), elastic.output());
+        assertEquals("MultiDeviceTraining: --elastic needs --kvstore dist_sync (elastic jobs are built for dist_sync with "
+                + "updateOn=worker), not local", elastic.output().strip());
+        ModulePathLauncher.Result kill0 = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "dist_sync", "--workers",
+                "3", "--elastic", "--kill", "0@5");
+        assertEquals(2, kill0.exitCode(), kill0.output());
+        assertTrue(kill0.output().contains("--kill 0@5: rank 0 is this process, which starts the others, prints and "
+                + "writes the trace; kill one of ranks 1..2"), kill0.output());
+        ModulePathLauncher.Result late = ModulePathLauncher.launch(List.of(), MAIN, "--kvstore", "dist_sync", "--workers",
+                "3", "--elastic", "--kill", "1@40");
+        assertEquals(2, late.exitCode(), late.output());
+        assertTrue(late.output().contains("--kill 1@40: epoch 40 is out of range: give an integer in 1..30"), late.output());
 
         Path bad = dir.resolve("bad.csv");
         Files.writeString(bad, "1.0,2.0,0\n1.0,oops,1\n");
