@@ -69,6 +69,15 @@ public final class ElasticSteps implements Callable<Integer> {
             + "(default 0: one period, the barrier at the end)")
     private int period;
 
+    @Option(names = "--round-ms", paramLabel = "MS", description = "each round takes at least MS milliseconds, a stand-in "
+            + "for a training step's compute (default 0), so that a worker started to join finds the job still running")
+    private int roundMs;
+
+    @Option(names = "--join", paramLabel = "HOST:PORT", description = "with --members (the job's workers), --job and "
+            + "--period: this process joins the running job as a new worker listening at HOST:PORT, with no --rank; it "
+            + "pushes as worker " + JOINER + " from the first round of the period the job admits it at")
+    private String join;
+
     /** The last view this worker moved to (written by the store's thread, read by the loop). */
     private volatile int epoch;
 
@@ -95,29 +104,47 @@ public final class ElasticSteps implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        int workers = cluster.check(STORE);
+        int workers = cluster.check(STORE, join);
         Cli.inRange("--rounds", rounds, 1, 1_000_000);
-        Cli.inRange("--min-workers", minWorkers, 1, workers);
         Cli.inRange("--period", period, 0, rounds);
+        Cli.inRange("--round-ms", roundMs, 0, 60_000);
+        if (cluster.joining()) {
+            if (period == 0) {
+                throw new IllegalArgumentException("--join needs --period N, the job's: a joiner starts at a period the "
+                        + "job has not begun");
+            }
+            return run();
+        }
+        Cli.inRange("--min-workers", minWorkers, 1, workers);
         if (!cluster.startsWorkers(workers)) {
             return run();
         }
         return WorkerProcesses.runOnLoopback(ElasticSteps.class, cluster, workers, STORE, r -> {
             List<String> a = new ArrayList<>(List.of("--engine", common.engine, "--rounds", Integer.toString(rounds),
-                    "--min-workers", Integer.toString(minWorkers), "--period", Integer.toString(period)));
+                    "--min-workers", Integer.toString(minWorkers), "--period", Integer.toString(period), "--round-ms",
+                    Integer.toString(roundMs)));
             a.addAll(cluster.workerArgs(r));
             return a;
         }, this::run);
     }
 
     private int run() throws Exception {
-        int first = cluster.rank();
-        KVStoreSettings settings = cluster.storeSettings().toBuilder().set("elastic", "true")
-                .set("minWorkers", Integer.toString(minWorkers)).set("splitFloats", "16").build();
+        int first = cluster.joining() ? JOINER : cluster.rank();
+        KVStoreSettings.Builder b = cluster.storeSettings().toBuilder().set("elastic", "true").set("splitFloats", "16");
+        if (cluster.joining()) {
+            b.set("join", "true"); // minWorkers and maxWorkers: the job's
+        } else {
+            b.set("minWorkers", Integer.toString(minWorkers));
+        }
+        KVStoreSettings settings = b.build();
         try (Engine engine = Engine.create(common.engine);
              KVStore kv = KVStore.open(engine, STORE, settings)) {
             kv.onMembershipChange(c -> System.out.println(text(c)));
             kv.setUpdater(Updater.sum());
+            if (cluster.joining()) {
+                System.out.printf(Locale.ROOT, "JOINED rank=%d workers=%d period=%d%n", kv.rank(), kv.numWorkers(),
+                        kv.period());
+            }
             Map<String, DeviceArray> arrays = new LinkedHashMap<>();
             for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
                 DeviceArray a = new DeviceArray(Devices.device(Context.cpu()).allocate(4L * k.getValue()),
@@ -126,7 +153,9 @@ public final class ElasticSteps implements Callable<Integer> {
                 kv.init(k.getKey(), a);
                 arrays.put(k.getKey(), a);
             }
-            for (int round = firstRound(kv.period()); round <= rounds; round++) {
+            int start = firstRound(kv.period());
+            for (int round = start; round <= rounds; round++) {
+                long began = System.nanoTime();
                 for (Map.Entry<String, DeviceArray> k : arrays.entrySet()) {
                     float[] g = new float[KEYS.get(k.getKey())];
                     for (int i = 0; i < g.length; i++) {
@@ -148,14 +177,19 @@ public final class ElasticSteps implements Callable<Integer> {
                 if (kv.rank() == 0) {
                     System.out.printf(Locale.ROOT, "ROUND %d VIEW %d WORKERS %d%s%n", round, epoch, kv.numWorkers(), line);
                 }
+                long left = roundMs - (System.nanoTime() - began) / 1_000_000;
+                if (left > 0) {
+                    Thread.sleep(left); // the step's compute, in this example's stead
+                }
                 if (period > 0 && round % period == 0 && round < rounds) {
                     kv.barrier(); // ends the period: round r is index (r - 1) % period + 1 of period (r - 1) / period
                 }
             }
-            kv.barrier();
+            if (start <= rounds) {
+                kv.barrier(); // a joiner admitted after the last round's period has no period to end
+            }
             if (kv.rank() == 0) {
-                System.out.printf(Locale.ROOT, "done: %d rounds, %d of %d workers at the end%n", rounds, kv.numWorkers(),
-                        settings.numWorkers());
+                System.out.printf(Locale.ROOT, "done: %d rounds, %d workers at the end%n", rounds, kv.numWorkers());
             }
             return 0;
         }

@@ -31,7 +31,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   fails saying it is cut off from the job;</li>
  *   <li>the last two of four killed back to back (one view or two, as the detection's timing gives);</li>
  *   <li>the second of two killed with {@code minWorkers=2}: the job pauses, and with no worker joining within
- *   {@code minWorkersWaitMs} the survivor fails naming who left and when.</li>
+ *   {@code minWorkersWaitMs} the survivor fails naming who left and when;</li>
+ *   <li>the last of three killed as a new worker starts with {@code --join} on a host of its own: the job moves
+ *   to a view without the lost worker and one with the joiner (in the order the timing gives), and the joiner
+ *   trains from its first period on;</li>
+ *   <li>the second of two killed with {@code minWorkers=2} and a joiner started: the job pauses (no view of one
+ *   worker is ever the store's) until the joiner's admission resumes it.</li>
  * </ul>
  * The survivors that go on finish the training, told the same changes, and rank 0's values after every round
  * are the serial model of the elastic rule: each round the sum of the pushes of the workers of the view that
@@ -142,17 +147,41 @@ class ElasticHostsTest {
         assertTrue(seconds >= 4 && seconds < 30, "failed " + seconds + " s after the loss\n" + out);
     }
 
+    @ParameterizedTest(name = "killed after rank 0's round {0}")
+    @MethodSource("lossRounds")
+    void aJoinerArrivingDuringALossIsAdmittedAndTheRoundsAreTheRulesSerialModel(int round) throws Exception {
+        // Rounds of 250 ms: the job runs for 10 s or more after the loss, time for the joiner's JVM to start and join.
+        Process[] w = start(3, round, List.of(), "--round-ms", "250");
+        HostNamespaces.kill(w[2]);
+        Process joiner = join(3, List.of("-Dorg.slf4j.simpleLogger.defaultLogLevel=info"));
+        goOn(w, 2, "rank 2 killed as a joiner starts", joiner);
+    }
+
+    @ParameterizedTest(name = "killed after rank 0's round {0}")
+    @MethodSource("lossRounds")
+    void belowMinWorkersAJoinerBeforeTheBoundResumesThePausedJob(int round) throws Exception {
+        Process[] w = start(2, round, List.of("-Ddepengine.kvstore.minWorkersWaitMs=60000"), "--min-workers", "2");
+        HostNamespaces.kill(w[1]);
+        Process joiner = join(2, List.of());
+        List<Change> changes = goOn(w, 1, "rank 1 killed with minWorkers=2, a joiner started", joiner);
+        // Paused, not run with one worker: the view below minWorkers is never the store's.
+        assertTrue(changes.stream().allMatch(c -> c.workers() >= 2), "a change below minWorkers=2: " + changes);
+    }
+
     private OutputLines rank0;
     private long lostAt;
+    private String job;
+    private List<String> memberList;
 
     /** Starts {@code n} workers (highest rank first) and returns once rank 0 has printed round {@code lossRound}. */
     private Process[] start(int n, int lossRound, List<String> jvmOptions, String... extra) throws Exception {
-        hosts = HostNamespaces.create(n);
-        String job = "elastic-" + UUID.randomUUID().toString().substring(0, 8);
+        hosts = HostNamespaces.create(n + 1); // the last one for a joiner
+        job = "elastic-" + UUID.randomUUID().toString().substring(0, 8);
         List<String> members = new ArrayList<>();
         for (int h = 0; h < n; h++) {
             members.add(hosts.address(h) + ":" + PORT);
         }
+        memberList = members;
         Process[] workers = new Process[n];
         for (int rank = n - 1; rank >= 0; rank--) {
             List<String> args = new ArrayList<>(List.of("--rounds", Integer.toString(ROUNDS), "--period",
@@ -169,29 +198,55 @@ class ElasticHostsTest {
         return workers;
     }
 
-    /** Ranks {@code 0..survivors-1} finish, told the same changes, and rank 0's values are the model's. */
-    private void goOn(Process[] w, int survivors, String what) throws Exception {
+    /** Starts a worker with {@code --join} on host {@code host} (its own address), its output to a file. */
+    private Process join(int host, List<String> jvmOptions) throws Exception {
+        List<String> args = List.of("--rounds", Integer.toString(ROUNDS), "--period", Integer.toString(PERIOD), "--round-ms",
+                "250", "--members",
+                String.join(",", memberList), "--job", job, "--join", hosts.address(host) + ":" + PORT, "--bind",
+                hosts.address(host));
+        return hosts.start(host, ModulePathLauncher.command(jvmOptions, MAIN, args.toArray(String[]::new)),
+                ProcessBuilder.Redirect.to(dir.resolve("joiner.log").toFile()));
+    }
+
+    private List<Change> goOn(Process[] w, int survivors, String what) throws Exception {
+        return goOn(w, survivors, what, null);
+    }
+
+    /**
+     * Ranks {@code 0..survivors-1} (and the joiner, if any) finish, told the same changes, and rank 0's values are
+     * the model's; returns rank 0's changes.
+     */
+    private List<Change> goOn(Process[] w, int survivors, String what, Process joiner) throws Exception {
         for (int r = 0; r < survivors; r++) {
             assertTrue(w[r].waitFor(120, TimeUnit.SECONDS), "rank " + r + " did not finish after " + what + "\n" + output(r));
             assertEquals(0, w[r].exitValue(), "rank " + r + " failed after " + what + "\n" + output(r));
         }
+        if (joiner != null) {
+            boolean ended = joiner.waitFor(60, TimeUnit.SECONDS);
+            String log = Files.readString(dir.resolve("joiner.log"));
+            assertTrue(ended, "the joiner did not finish after " + what + "\n" + log);
+            assertEquals(0, joiner.exitValue(), "the joiner failed after " + what + "\n" + log);
+        }
+        int joined = joiner == null ? 0 : 1;
         String out = rank0.text.get(30, TimeUnit.SECONDS);
         List<Change> changes = Change.of(out);
-        assertTrue(!changes.isEmpty() && changes.get(changes.size() - 1).workers() == survivors, "changes " + changes + "\n"
-                + out);
+        assertTrue(!changes.isEmpty() && changes.get(changes.size() - 1).workers() == survivors + joined, "changes "
+                + changes + "\n" + out);
         assertEquals(w.length - survivors, changes.stream().mapToInt(c -> c.left().size()).sum(), out);
+        assertEquals(joined, changes.stream().mapToInt(Change::joined).sum(), out);
         for (int r = 1; r < survivors; r++) {
             assertEquals(changes.stream().map(c -> c.epoch() + " " + c.first()).toList(), Change.of(output(r)).stream()
                     .map(c -> c.epoch() + " " + c.first()).toList(), "rank " + r + "'s changes against rank 0's");
         }
-        Change c = changes.get(0);
+        Change c = changes.stream().filter(x -> !x.left().isEmpty()).findFirst().orElseThrow();
         double detection = (c.detected().get(0) - lostAt) / 1000.0;
         double move = (c.moved() - c.detected().get(0)) / 1000.0;
         System.out.printf(Locale.ROOT, "%s: the loss detected %.2f s after, the survivors in view %d %.2f s after that; "
                 + "changes %s%n", what, detection, c.epoch(), move, changes);
         assertTrue(detection < 15, "detection took " + detection + " s\n" + out);
-        assertTrue(move < 5, "the move to view " + c.epoch() + " took " + move + " s\n" + out);
+        assertTrue(joiner != null || move < 5, "the move to view " + c.epoch() + " took " + move + " s\n" + out);
         checkValues(out, w.length, changes);
+        return changes;
     }
 
     /**

@@ -80,6 +80,7 @@ final class ElasticJob implements AutoCloseable {
             }
         });
         this.delivered = membership.view(); // null for a joiner, until admitted
+        membership.start(); // after the fields: a delivery may come at once
     }
 
     /**

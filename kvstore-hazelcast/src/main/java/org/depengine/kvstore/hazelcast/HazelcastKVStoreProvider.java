@@ -72,7 +72,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
         ElasticSettings.refuseElasticAtOpen(settings, DIST_ASYNC.equals(type), cluster.updateOn()); // before anything starts
         HazelcastInstance hz;
         try {
-            hz = ClusterNode.start(cluster);
+            hz = ElasticSettings.joins(settings) ? ClusterNode.startJoining(cluster) : ClusterNode.start(cluster);
         } catch (RuntimeException e) {
             if (!cluster.client() && cluster.bind() != null && mentions(e, "No matching network interface")) {
                 throw new IllegalArgumentException(settings.describe(HazelcastSettings.BIND) + "='" + cluster.bind()

@@ -241,6 +241,7 @@ class ElasticMembershipTest {
             this.hz = hz;
             job = new JobMembership(hz, s, null, null, timer, false, -1);
             elastic = new ElasticMembership(hz, job, e, timer, events);
+            elastic.start();
             assertNotNull(elastic.view());
         }
 

@@ -21,6 +21,7 @@ import org.depengine.kvstore.hazelcast.hz.UpdaterClasses;
  * removed within seconds (a killed process is usually noticed at once, by its closed connections).
  */
 public final class ClusterNode {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterNode.class);
     /** The maps of every store: {@code depengine.kv.<job id>} and {@code depengine.kv.<job id>.ranks}. */
     public static final String MAP_PREFIX = "depengine.kv.";
     /** The suffix of a job's map of ranks (rank → the id of the worker that holds it). */
@@ -42,6 +43,41 @@ public final class ClusterNode {
     public static HazelcastInstance start(ClusterSettings settings) {
         CallbackThreads.reuse();
         return settings.client() ? HazelcastClient.newHazelcastClient(clientConfig(settings)) : startMember(settings);
+    }
+
+    /**
+     * Starts a joiner's instance ({@code join=true}): as {@link #start}, but an embedded member that finds itself
+     * alone (it formed a cluster of its own: the job's members did not answer its join in time, one of them being
+     * removed, say) leaves and tries again, until {@code joinTimeoutMs}. A joiner alone would wait in a job of one.
+     *
+     * @throws com.hazelcast.core.HazelcastException if the job's cluster took no member within the join timeout
+     */
+    public static HazelcastInstance startJoining(ClusterSettings settings) {
+        if (settings.client()) {
+            return start(settings);
+        }
+        long deadline = System.nanoTime() + settings.joinTimeout().toNanos();
+        for (int attempt = 1; ; attempt++) {
+            HazelcastInstance hz = startMember(settings);
+            if (hz.getCluster().getMembers().size() > 1) {
+                return hz;
+            }
+            hz.shutdown();
+            if (System.nanoTime() - deadline > 0) {
+                throw new com.hazelcast.core.HazelcastException("no member of cluster '" + settings.clusterName()
+                        + "' at " + settings.members() + " took this joiner in within " + settings.joinTimeoutMs()
+                        + " ms (depengine.kvstore.joinTimeoutMs, " + attempt + " attempts): is the job running there?");
+            }
+            LOG.info("joiner: the cluster at {} did not take this member in (attempt {}); trying again", settings.members(),
+                    attempt);
+            try {
+                Thread.sleep(Math.min(1000, 100L * attempt)); // backing off between joins, bounded by the deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new com.hazelcast.core.HazelcastException("interrupted while joining cluster '"
+                        + settings.clusterName() + "'", e);
+            }
+        }
     }
 
     /**

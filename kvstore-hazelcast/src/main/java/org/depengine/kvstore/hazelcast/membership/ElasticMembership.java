@@ -106,8 +106,8 @@ public final class ElasticMembership implements AutoCloseable {
     private volatile int numWorkers;
 
     /**
-     * Starts this worker's part: installs (or reads) view 0, then listens to the views and to
-     * {@code job}'s losses. Call once {@code job} has started (every rank joined).
+     * Sets this worker's part up: installs (or reads) view 0; {@link #start} then listens to the views and to
+     * {@code job}'s losses. Call once {@code job} has started (every rank joined, or this joiner registered).
      *
      * @param hz this worker's instance (its endpoint UUID is its member id)
      * @param job this worker's membership, started
@@ -155,13 +155,23 @@ public final class ElasticMembership implements AutoCloseable {
         base = now;
         rank = job.joining() ? -1 : first.rankOf(self);
         numWorkers = now.size();
-        places.follow();
         if (job.joining() && now.rankOf(self) < 0 && now.size() >= this.settings.maxWorkers()) {
             log.close();
-            places.close();
             throw full(now);
         }
+    }
+
+    /**
+     * Starts listening: to the views, the job's registrations and its losses. Call once, after construction (so that
+     * no delivery reaches a listener whose owner is not built yet: a joiner's first view may be installed already).
+     */
+    public void start() {
+        places.follow();
         // A joiner takes the view installed now too: it may be the one that admits it.
+        View now;
+        synchronized (lock) {
+            now = base;
+        }
         log.listen(job.joining() ? Math.max(0, now.epoch() - 1) : first.epoch(), this::delivered);
         job.onLoss(this::lost);
     }

@@ -68,13 +68,13 @@ final class InboundFrames implements PeerTransport.Inbound {
      * A frame held for the view just installed ({@link Recovery}): its payload goes where a frame of the view
      * installed goes, then it is taken. Under the lock; the view's install advances every key after.
      */
-    void replay(int from, Frame f, ByteBuf held) {
+    String replay(int from, Frame f, ByteBuf held) {
         ByteBuf target = f.payloadBytes() == 0 ? null : target(from, f);
         if (target != null && held != null) {
             target.writeBytes(held);
         }
         PeerExchange.release(held);
-        take(from, f, target);
+        return take(from, f, target);
     }
 
     /** Takes {@code f} in (under the lock): the key whose rounds may now apply, {@link #ALL}, or null. */
@@ -98,6 +98,11 @@ final class InboundFrames implements PeerTransport.Inbound {
         if (f.epoch() > x.epoch) {
             x.change.hold(from, f, payload);
             return null;
+        }
+        if (payload != null && !payload.isDirect()) {
+            // Its header came before this worker installed the frame's view: its payload was read into a buffer to
+            // hold, not where a frame of the view installed goes (a sum's round, a pooled part). Taken as a held one.
+            return replay(from, f, payload);
         }
         int r = x.rankOf(from);
         if (r < 0) {

@@ -128,7 +128,7 @@ final class PeerTransport implements Wire {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMs))
-                .handler(new ChannelInboundHandlerAdapter()).connect(address);
+                .handler(new Outgoing(peer)).connect(address);
         if (!f.awaitUninterruptibly(timeoutMs, TimeUnit.MILLISECONDS) || !f.isSuccess()) {
             throw new IllegalStateException("cannot reach rank " + peer + "'s data transport at " + address
                     + (f.cause() == null ? " within " + timeoutMs + " ms" : ": " + f.cause()), f.cause());
@@ -198,6 +198,25 @@ final class PeerTransport implements Wire {
                 loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
                 loops = null;
             }
+        }
+    }
+
+    /**
+     * The end of a connection this worker opened, which only sends: a failure on it (the peer reset it: it died,
+     * or its link went) closes it. It is no verdict here: what a lost peer fails is the membership's to say (or,
+     * without elasticity, the peer's own connection to this worker closing), and Netty would log it as a warning.
+     */
+    private final class Outgoing extends ChannelInboundHandlerAdapter {
+        private final int peer;
+
+        Outgoing(int peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debug("rank {}: data connection to worker {} failed, closing it: {}", rank, peer, cause.toString());
+            ctx.close();
         }
     }
 

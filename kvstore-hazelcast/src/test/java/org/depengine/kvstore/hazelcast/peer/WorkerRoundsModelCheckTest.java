@@ -636,16 +636,26 @@ class WorkerRoundsModelCheckTest {
             return at;
         }
 
-        /** A frame on its way: how it is delivered, and its payload's copy (released if it never is). */
-        private record Delivery(Runnable deliver, ByteBuf copy) {
+        /**
+         * A frame on its way: how it is delivered, its payload's copy, and the buffer the receiver gave for the
+         * payload once the frame's header arrived (both released if it is never delivered).
+         */
+        private record Delivery(Runnable deliver, ByteBuf copy, ByteBuf target) {
             void drop() {
                 if (copy != null) {
                     copy.release();
                 }
+                if (target != null) {
+                    target.release();
+                }
             }
         }
 
-        /** Frames from one worker: each pair's in order, delivered when the scheduler picks that pair. */
+        /**
+         * Frames from one worker: each pair's in order, delivered when the scheduler picks that pair. A frame with a
+         * payload arrives in two steps, as from a socket: its header (the receiver gives the payload's buffer), then,
+         * as that pair's next step, the payload; anything else may happen in between (a view installed, say).
+         */
         private final class MemoryWire implements Wire {
             private final int from;
 
@@ -675,17 +685,27 @@ class WorkerRoundsModelCheckTest {
                     }
                     return;
                 }
-                channels.get(from * places + peer).add(new Delivery(() -> {
-                    PeerExchange to = workers[peer];
-                    ByteBuf target = f.payloadBytes() == 0 ? null : to.inbound().target(from, f);
-                    if (target != null) {
-                        target.writeBytes(copy);
-                    }
-                    if (copy != null) {
+                Deque<Delivery> channel = channels.get(from * places + peer);
+                PeerExchange to = workers[peer];
+                if (f.payloadBytes() == 0) {
+                    channel.add(new Delivery(() -> {
+                        if (copy != null) {
+                            copy.release();
+                        }
+                        to.inbound().received(from, f, null);
+                    }, copy, null));
+                    return;
+                }
+                channel.add(new Delivery(() -> {
+                    ByteBuf target = to.inbound().target(from, f);
+                    channel.addFirst(new Delivery(() -> {
+                        if (target != null) {
+                            target.writeBytes(copy);
+                        }
                         copy.release();
-                    }
-                    to.inbound().received(from, f, target);
-                }, copy));
+                        to.inbound().received(from, f, target);
+                    }, copy, target));
+                }, copy, null));
             }
 
             @Override
