@@ -36,6 +36,10 @@ import org.depengine.kvstore.spi.Rounds;
  *     {@link Rounds#index(long)} which push of the key it is within that period (from 1; a worker's
  *     {@code n}-th push of the key after that many barriers), and {@link Rounds#text(long)} writes it for
  *     messages. So this worker's pushes of the key from that one on are summed with the new view's workers.
+ *     Where the keys' owners sum the rounds ({@code dist_sync} with {@code updateOn=server}), it is the round
+ *     after the last one a departed worker's push reached. A {@code dist_async} store sums no round: there it
+ *     is the round after this worker's last push of the key before the change, so its pushes from that one on
+ *     were made in the new view.
  */
 public record MembershipChange(int epoch, int previousRank, int rank, int numWorkers, List<Departure> left,
         List<Arrival> joined, Map<String, Long> firstRoundOf) {

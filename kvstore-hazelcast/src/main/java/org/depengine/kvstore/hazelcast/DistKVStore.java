@@ -96,15 +96,19 @@ final class DistKVStore extends AbstractKVStore {
         ElasticSettings elasticSettings = ElasticSettings.from(settings, job.workers());
         int joinPeriod = -1;
         try {
-            client = new RoundClient(hz, job, async, timer);
-            p = cluster.updateOn() == UpdateOn.WORKER ? WorkerPath.open(engine, hz, job, cluster, elasticSettings.elastic(),
-                    this::applyUpdater, timer, stats()) : new ServerPath(client, async, stats());
+            boolean workerPath = cluster.updateOn() == UpdateOn.WORKER; // never with dist_async (ClusterSettings)
+            // The round client carries an elastic job's views where it keeps the keys (updateOn=server, dist_async).
+            client = new RoundClient(hz, job, async, elasticSettings.elastic() && !workerPath, timer);
+            p = workerPath ? WorkerPath.open(engine, hz, job, cluster, elasticSettings.elastic(), this::applyUpdater, timer,
+                    stats()) : new ServerPath(client, async, job.rank(), stats());
             job.onLoss((r, why) -> stats().workerLost());
             if (elasticSettings.elastic()) {
                 elasticSettings.agreed(hz.getMap(ClusterNode.MAP_PREFIX + cluster.jobId() + ClusterNode.SHARED_SUFFIX),
                         cluster.jobId(), joining, settings.get(HazelcastSettings.MIN_WORKERS.key()).isPresent()
                                 || settings.get(HazelcastSettings.MAX_WORKERS.key()).isPresent());
-                views = new ElasticJob(hz, job, elasticSettings, ((WorkerPath) p).exchange(), timer, this::membershipChanged);
+                String noJoiners = workerPath ? null : "it runs " + (async ? "dist_async" : "updateOn=server")
+                        + ", whose elastic jobs go on without a lost worker but admit no worker yet (issue 40)";
+                views = new ElasticJob(hz, job, elasticSettings, (ElasticPath) p, noJoiners, timer, this::membershipChanged);
                 if (joining) {
                     joinPeriod = views.awaitAdmission(cluster.joinTimeoutMs());
                 }
@@ -217,15 +221,17 @@ final class DistKVStore extends AbstractKVStore {
     }
 
     /**
-     * Waits for every worker at the barrier; in an elastic job, for every worker of the view installed to have
-     * ended the period (by its barrier or its {@code endOfData}) and every round of it to be summed, across view
-     * changes (the data path's periods, not a Hazelcast round of every rank of the first view).
+     * Waits for every worker at the barrier; in an elastic job, for every worker of the view installed.
+     * {@code updateOn=worker}: for each to have ended the period (by its barrier or its {@code endOfData}) and
+     * every round of it to be summed, across view changes (the data path's periods). {@code updateOn=server} and
+     * {@code dist_async}: a round of the barrier's key, which the owner completes without the workers a view
+     * dropped, held here until this worker has moved to that view.
      */
     @Override
     protected void doBarrier() {
         try {
-            if (elastic != null) {
-                ((WorkerPath) path).exchange().awaitClosed(period() - 1, "barrier ending period " + (period() - 1));
+            if (elastic != null && path instanceof WorkerPath w) {
+                w.exchange().awaitClosed(period() - 1, "barrier ending period " + (period() - 1));
                 return;
             }
             rounds.barrier().get();

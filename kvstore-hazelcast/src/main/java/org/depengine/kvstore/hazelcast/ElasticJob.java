@@ -14,7 +14,6 @@ import org.depengine.kvstore.hazelcast.membership.ElasticMembership;
 import org.depengine.kvstore.hazelcast.membership.ElasticSettings;
 import org.depengine.kvstore.hazelcast.membership.JobMembership;
 import org.depengine.kvstore.hazelcast.membership.ViewChange;
-import org.depengine.kvstore.hazelcast.peer.PeerExchange;
 import org.depengine.kvstore.hazelcast.protocol.ElasticRule;
 import org.depengine.kvstore.hazelcast.protocol.View;
 import org.depengine.kvstore.spi.Rounds;
@@ -22,18 +21,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One worker's elastic job ({@code elastic=true}, {@code dist_sync}, {@code updateOn=worker}): the membership's
- * views ({@link ElasticMembership}) handed to the data path ({@link PeerExchange#changeView}, once connected to
- * every worker of the view), which carries every key's rounds over to each view; and, once the data path has
- * installed a view, the store's rank and size and its listeners' {@link MembershipChange}. A view below
- * {@code minWorkers} is not handed over: the rounds wait (they need the lost worker) until workers join or the
- * membership fails the job, naming who left and when. A joiner ({@code join=true}) waits in
- * {@link #awaitAdmission} for the view that admits it, which its data path installs as any other.
+ * One worker's elastic job ({@code elastic=true}): the membership's views ({@link ElasticMembership}) handed to
+ * the data path ({@link ElasticPath#changeView}, once it can reach every worker of the view), which carries every
+ * key's rounds over to each view; and, once the data path has installed a view, the store's rank and size and
+ * its listeners' {@link MembershipChange}, after which the path lets the view's rounds be seen
+ * ({@link ElasticPath#released}). The data path is the workers' exchange ({@code updateOn=worker}) or the keys'
+ * owners ({@code updateOn=server}, {@code dist_async}). A view below {@code minWorkers} is not handed over: the
+ * rounds wait (they need the lost worker) until workers join or the membership fails the job, naming who left
+ * and when. A joiner ({@code join=true}) waits in {@link #awaitAdmission} for the view that admits it, which its
+ * data path installs as any other.
  */
 final class ElasticJob implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ElasticJob.class);
 
-    private final PeerExchange exchange;
+    private final ElasticPath path;
     private final ScheduledExecutorService events;
     private final Consumer<MembershipChange> deliver;
     private final ElasticMembership membership;
@@ -50,23 +51,24 @@ final class ElasticJob implements AutoCloseable {
     private View delivered;
 
     /**
-     * Starts this worker's elastic membership (once every worker joined) over {@code exchange}.
+     * Starts this worker's elastic membership (once every worker joined) over the data path {@code path}.
      *
+     * @param noJoiners why the job admits no joiner (its data path does not take one yet), or null
      * @param events runs the deliveries, one at a time (the store's timer)
      * @param deliver delivers a change to the store's listeners, on {@code events}
      */
-    ElasticJob(HazelcastInstance hz, JobMembership job, ElasticSettings settings, PeerExchange exchange,
+    ElasticJob(HazelcastInstance hz, JobMembership job, ElasticSettings settings, ElasticPath path, String noJoiners,
                ScheduledExecutorService events, Consumer<MembershipChange> deliver) {
-        this.exchange = exchange;
+        this.path = path;
         this.events = events;
         this.deliver = deliver;
         this.job = job;
         this.rank = job.joining() ? -1 : job.rank();
         this.workers = job.workers();
-        exchange.onViewInstalled(this::installed);
+        path.onViewInstalled(this::installed);
         this.recoveryTimeoutMs = settings.recoveryTimeout().toMillis();
-        exchange.recoveryTimeout(recoveryTimeoutMs);
-        this.membership = new ElasticMembership(hz, job, settings, events, new ElasticMembership.Listener() {
+        path.recoveryTimeout(recoveryTimeoutMs);
+        this.membership = new ElasticMembership(hz, job, settings, noJoiners, events, new ElasticMembership.Listener() {
             @Override
             public void changed(ViewChange change) {
                 viewChanged(change);
@@ -76,7 +78,7 @@ final class ElasticJob implements AutoCloseable {
             public void failed(KVStoreException failure) {
                 LOG.error("rank {}: {}", rank, failure.getMessage());
                 admission.completeExceptionally(failure);
-                exchange.failAll(failure.getMessage());
+                path.failAll(failure.getMessage());
             }
         });
         this.delivered = membership.view(); // null for a joiner, until admitted
@@ -125,12 +127,12 @@ final class ElasticJob implements AutoCloseable {
         try {
             // On the store's timer, which runs the membership too: a new worker's transport is reached first, within
             // the bound of the change itself.
-            WorkerPath.connect(exchange, job, java.util.Arrays.stream(mids).boxed().toList(), recoveryTimeoutMs);
+            path.reach(java.util.Arrays.stream(mids).boxed().toList(), recoveryTimeoutMs);
         } catch (RuntimeException e) {
             if (delivered == null) { // a joiner that cannot reach the job cannot take part in it
                 LOG.error("worker {}: cannot reach a worker of view {}: {}", job.rank(), change.epoch(), e.getMessage());
                 admission.completeExceptionally(e);
-                exchange.failAll("view " + change.epoch() + "'s workers cannot all be reached: " + e.getMessage());
+                path.failAll("view " + change.epoch() + "'s workers cannot all be reached: " + e.getMessage());
                 return;
             }
             // A joiner that died before it could be reached: the view without it follows (its loss is reported), and
@@ -138,7 +140,7 @@ final class ElasticJob implements AutoCloseable {
             LOG.warn("rank {}: cannot reach a worker of view {}, which goes on without it until its loss is seen: {}",
                     rank, change.epoch(), e.getMessage());
         }
-        exchange.changeView(change.epoch(), mids);
+        path.changeView(change.epoch(), mids);
     }
 
     /** The data path installed view {@code epoch} (under its lock): the store moves to it on its event thread. */
@@ -153,7 +155,7 @@ final class ElasticJob implements AutoCloseable {
                 } catch (RuntimeException e) {
                     LOG.error("rank {}: moving the store to view {} failed; its listeners were not told", rank, epoch, e);
                 } finally {
-                    exchange.released(epoch);
+                    path.released(epoch);
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException closing) {

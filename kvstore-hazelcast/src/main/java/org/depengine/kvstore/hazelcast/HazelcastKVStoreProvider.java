@@ -56,8 +56,8 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
     /**
      * {@inheritDoc}
      *
-     * @throws IllegalArgumentException if a setting is invalid, or {@code elastic=true} where it is not built
-     *     yet ({@link ElasticSettings#refuseElasticAtOpen})
+     * @throws IllegalArgumentException if a setting is invalid, or {@code join=true} where joiners are not
+     *     built yet ({@link ElasticSettings#refuseElasticAtOpen})
      * @throws KVStoreException if the cluster cannot be joined or not every worker joins within
      *     {@code joinTimeoutMs}
      */
@@ -112,7 +112,7 @@ public final class HazelcastKVStoreProvider implements KVStoreProvider {
      *
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code type} is not {@code dist_sync} or {@code dist_async}, a
-     *     setting is invalid, or {@code elastic=true} where it is not built yet
+     *     setting is invalid, or {@code join=true} where joiners are not built yet
      * @throws KVStoreException if not every worker joins within {@code joinTimeoutMs}
      */
     public static KVStore open(Engine engine, String type, KVStoreSettings settings, HazelcastInstance hz) {

@@ -116,16 +116,18 @@ public final class HazelcastSettings implements SettingsCatalog {
      */
     public static final Setting<Boolean> ELASTIC = Setting.ofBoolean(P + "elastic", false,
             "Whether the job goes on without a lost worker, with the survivors re-ranked (a new membership view), "
-                    + "instead of failing its ops, and admits workers opened with join=true. dist_sync with "
-                    + "updateOn=worker only (refused at open otherwise). join, minWorkers, maxWorkers, minWorkersWaitMs "
-                    + "and recoveryTimeoutMs are for elastic jobs only, and refused without it.");
+                    + "instead of failing its ops: its open rounds complete with the survivors. Every mode; with "
+                    + "updateOn=server a split key whose lost worker died in the middle of a push fails its later ops "
+                    + "(a torn round). Workers opened with join=true are admitted with dist_sync and updateOn=worker "
+                    + "only. join, minWorkers, maxWorkers, minWorkersWaitMs and recoveryTimeoutMs are for elastic jobs "
+                    + "only, and refused without it.");
     /** {@code join}: elastic jobs only. */
     public static final Setting<Boolean> JOIN = Setting.ofBoolean(P + "join", false,
             "elastic=true only: this worker joins the running job of its jobId (same members and clusterName) instead "
                     + "of starting one. It gives no rank (the view that admits it gives one) and may leave numWorkers "
                     + "unset; its store starts in the period the job admits it at (KVStore.period()), and each key it "
                     + "inits takes the job's value, optimizer state and update count. Refused when the job is at "
-                    + "maxWorkers.");
+                    + "maxWorkers, and with dist_async or updateOn=server (not built yet).");
     /** {@code minWorkers}: elastic jobs only; null by default, which means {@code numWorkers}. */
     public static final Setting<Integer> MIN_WORKERS = Setting.of(P + "minWorkers", "a whole number in [1, "
             + Integer.MAX_VALUE + "]", null, "numWorkers", "elastic=true only: the fewest workers the job runs with "

@@ -31,13 +31,15 @@ import org.depengine.kvstore.spi.StoreStats;
  * membership, its barriers and each worker's data address. A step moves the bytes of an allreduce, and no
  * round waits for a backup.
  */
-final class WorkerPath implements DataPath {
+final class WorkerPath implements DataPath, ElasticPath {
     private final Engine engine;
     private final PeerExchange exchange;
+    private final JobMembership job;
 
-    private WorkerPath(Engine engine, PeerExchange exchange) {
+    private WorkerPath(Engine engine, PeerExchange exchange, JobMembership job) {
         this.engine = engine;
         this.exchange = exchange;
+        this.job = job;
     }
 
     /**
@@ -64,7 +66,7 @@ final class WorkerPath implements DataPath {
             if (!elastic) { // an elastic job's losses are view changes (ElasticJob)
                 job.onLoss(x::lost);
             }
-            return new WorkerPath(engine, x);
+            return new WorkerPath(engine, x, job);
         } catch (RuntimeException e) {
             x.close();
             if (e instanceof KVStoreException) {
@@ -143,9 +145,40 @@ final class WorkerPath implements DataPath {
         exchange.leave();
     }
 
-    /** This worker's exchange, for an elastic job's views ({@link ElasticJob}). */
+    /** This worker's exchange: an elastic job's barrier waits on its periods. */
     PeerExchange exchange() {
         return exchange;
+    }
+
+    @Override
+    public void recoveryTimeout(long ms) {
+        exchange.recoveryTimeout(ms);
+    }
+
+    @Override
+    public void onViewInstalled(org.depengine.kvstore.hazelcast.peer.ViewListener l) {
+        exchange.onViewInstalled(l);
+    }
+
+    /** Connects to the data transport of each worker at {@code places} not connected yet (a joiner's, at its admission). */
+    @Override
+    public void reach(List<Integer> places, long timeoutMs) {
+        connect(exchange, job, places, timeoutMs);
+    }
+
+    @Override
+    public void changeView(int epoch, int[] places) {
+        exchange.changeView(epoch, places);
+    }
+
+    @Override
+    public void released(int epoch) {
+        exchange.released(epoch);
+    }
+
+    @Override
+    public void failAll(String why) {
+        exchange.failAll(why);
     }
 
     @Override

@@ -21,11 +21,17 @@ final class ElasticJobs {
      */
     static List<KVStore> open(TestCluster cluster, int workers, Map<String, String> memberSettings,
                               Map<String, String> settings, List<HazelcastInstance> members, List<Engine> engines) {
+        return open("dist_sync", cluster, workers, memberSettings, settings, members, engines);
+    }
+
+    /** As {@link #open(TestCluster, int, Map, Map, List, List)}, stores of {@code type} ({@code dist_sync}, {@code dist_async}). */
+    static List<KVStore> open(String type, TestCluster cluster, int workers, Map<String, String> memberSettings,
+                              Map<String, String> settings, List<HazelcastInstance> members, List<Engine> engines) {
         members.addAll(cluster.startMembers(workers, memberSettings));
         for (int r = 0; r < workers; r++) {
             engines.add(Engine.create("perdevice"));
         }
-        return TestCluster.parallel(workers, r -> HazelcastKVStoreProvider.open(engines.get(r), "dist_sync",
+        return TestCluster.parallel(workers, r -> HazelcastKVStoreProvider.open(engines.get(r), type,
                 cluster.storeSettings(r, settings), members.get(r)));
     }
 

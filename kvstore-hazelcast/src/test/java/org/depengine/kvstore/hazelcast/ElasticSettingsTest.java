@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The elastic settings ({@code docs/elastic-design.md}, section 5): their defaults, the one form of their
- * errors, elastic-only settings refused without {@code elastic=true}, and {@code elastic=true} refused at
- * open where carrying rounds over a loss is not built yet (dist_async, updateOn=server). No cluster is started.
+ * errors, elastic-only settings refused without {@code elastic=true}, and {@code join=true} refused at open
+ * where joiners are not built yet (dist_async, updateOn=server). No cluster is started.
  */
 class ElasticSettingsTest {
     private static final String B = "(set on KVStoreSettings.Builder)";
@@ -111,24 +111,38 @@ class ElasticSettingsTest {
         assertTrue(crossed.getMessage().contains("must be at most"), crossed.getMessage());
     }
 
-    /** Where carrying rounds over a loss is not built yet (dist_async, updateOn=server): refused before any cluster is joined. */
+    /**
+     * Where joiners are not built yet (dist_async, updateOn=server): join=true is refused before any cluster is
+     * joined; elastic=true alone is not (those modes go on after a loss, ElasticServerTest), and a setting the
+     * parser refuses is named first.
+     */
     @Test
-    void elasticIsRefusedAtOpenWhereItIsNotBuiltYet() {
+    void joinIsRefusedAtOpenWhereJoinersAreNotBuiltYet() {
+        KVStoreSettings asyncJoiner = settings(Map.of("elastic", "true", "join", "true", "minWorkers", "1"));
+        IllegalArgumentException async = assertThrows(IllegalArgumentException.class,
+                () -> ElasticSettings.refuseElasticAtOpen(asyncJoiner, true, HazelcastSettings.UpdateOn.SERVER));
+        assertEquals("setting depengine.kvstore.join " + B + "='true' needs dist_sync with depengine.kvstore.updateOn=worker "
+                + "(the default): admitting a worker into a running dist_async job is not built yet (issue 40); its elastic "
+                + "jobs go on without a lost worker but admit none: leave join unset and start a new job from a checkpoint "
+                + "(depengine.kvstore.resume) with more workers, or use dist_sync with updateOn=worker", async.getMessage());
         try (Engine engine = Engine.create("perdevice")) {
-            IllegalArgumentException async = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
-                    "dist_async", settings(Map.of("numWorkers", "2", "elastic", "true", "minWorkers", "1"))).close());
-            assertTrue(async.getMessage().startsWith("setting depengine.kvstore.elastic " + B + "='true' needs dist_sync "
-                    + "with depengine.kvstore.updateOn=worker (the default): carrying the rounds of dist_async over a lost "
-                    + "worker is not built yet (issue 40)"), async.getMessage());
             IllegalArgumentException server = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
-                    "dist_sync", settings(Map.of("numWorkers", "2", "elastic", "true", "updateOn", "server"))).close());
-            assertTrue(server.getMessage().contains("carrying the rounds of updateOn=server over a lost worker is not built "
+                    "dist_sync", settings(Map.of("elastic", "true", "join", "true", "updateOn", "server"))).close());
+            assertTrue(server.getMessage().contains("admitting a worker into a running updateOn=server job is not built "
                     + "yet"), server.getMessage());
+            IllegalArgumentException asyncAtOpen = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
+                    "dist_async", asyncJoiner).close());
+            assertEquals(async.getMessage(), asyncAtOpen.getMessage(), "refused by open, before any cluster is joined");
             IllegalArgumentException invalid = assertThrows(IllegalArgumentException.class, () -> KVStore.open(engine,
                     "dist_async", settings(Map.of("numWorkers", "2", "minWorkers", "1"))).close());
             assertTrue(invalid.getMessage().contains("for elastic jobs only"), invalid.getMessage());
-            assertFalse(ElasticSettings.from(settings(Map.of("numWorkers", "2"))).elastic());
         }
+        for (boolean asyncMode : new boolean[] {false, true}) { // elastic=true alone opens in every mode
+            ElasticSettings.refuseElasticAtOpen(settings(Map.of("numWorkers", "2", "elastic", "true")), asyncMode,
+                    HazelcastSettings.UpdateOn.SERVER);
+        }
+        ElasticSettings.refuseElasticAtOpen(asyncJoiner, false, HazelcastSettings.UpdateOn.WORKER);
+        assertFalse(ElasticSettings.from(settings(Map.of("numWorkers", "2"))).elastic());
     }
 
     private static KVStoreSettings settings(Map<String, String> p) {

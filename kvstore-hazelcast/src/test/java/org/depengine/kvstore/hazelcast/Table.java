@@ -27,6 +27,12 @@ final class Table implements AutoCloseable {
     }
 
     Table(HazelcastInstance hz, ClusterSettings s, int rank, int workers, boolean async, Integer resumePeriod) {
+        this(hz, s, rank, workers, async, resumePeriod, false);
+    }
+
+    /** {@code elastic}: a lost worker is a view change the test hands over ({@link #changeView}). */
+    Table(HazelcastInstance hz, ClusterSettings s, int rank, int workers, boolean async, Integer resumePeriod,
+          boolean elastic) {
         ClusterSettings mine = new ClusterSettings(s.members(), s.port(), s.portCount(), s.bind(), s.clusterName(),
                 s.client(), s.jobId(), rank, workers, s.timeoutMs(), s.joinTimeoutMs(), s.splitFloats(), s.backups(),
                 s.heartbeatSeconds(), s.partitions(), s.updaterClasses(), s.updateOn(), s.dataPort());
@@ -36,7 +42,7 @@ final class Table implements AutoCloseable {
             timer.shutdownNow();
             throw e;
         }
-        client = new RoundClient(hz, job, async, timer);
+        client = new RoundClient(hz, job, async, elastic, timer);
     }
 
     int rank() {
@@ -77,6 +83,20 @@ final class Table implements AutoCloseable {
 
     CompletableFuture<Void> barrier() {
         return client.barrier();
+    }
+
+    /** An elastic job's view {@code epoch} of the workers at first ranks {@code places}, handed over as the store would. */
+    CompletableFuture<java.util.Map<String, Long>> changeView(int epoch, int[] places) {
+        return client.changeView(epoch, places);
+    }
+
+    /** The store has moved to view {@code epoch}: the values summed over it are let go. */
+    void released(int epoch) {
+        client.released(epoch);
+    }
+
+    void recoveryTimeout(long ms) {
+        client.recoveryTimeout(ms);
     }
 
     @Override

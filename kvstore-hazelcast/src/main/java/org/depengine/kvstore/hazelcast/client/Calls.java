@@ -3,6 +3,7 @@ package org.depengine.kvstore.hazelcast.client;
 import com.hazelcast.map.IMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 import org.depengine.kvstore.KVStoreException;
 import org.depengine.kvstore.hazelcast.hz.CallbackThreads;
@@ -23,13 +24,14 @@ final class Calls {
     static final String BARRIER = "\u0000barrier";
 
     private final IMap<String, KeyState> map;
-    private final int rank;
+    /** This worker's rank now, for messages (an elastic job's changes with its view). */
+    private final IntSupplier rank;
     private final long timeoutMs;
     private final ScheduledExecutorService timer;
     private final CallDeadlines deadlines;
     private final Supplier<String> closedBecause;
 
-    Calls(IMap<String, KeyState> map, int rank, long timeoutMs, ScheduledExecutorService timer, Supplier<String> closedBecause) {
+    Calls(IMap<String, KeyState> map, IntSupplier rank, long timeoutMs, ScheduledExecutorService timer, Supplier<String> closedBecause) {
         this.map = map;
         this.rank = rank;
         this.timeoutMs = timeoutMs;
@@ -66,6 +68,6 @@ final class Calls {
 
     /** A failure of {@code what} on {@code key} (the barrier's: store-wide), naming this rank. */
     KVStoreException failure(String key, String what, String cause, Throwable err) {
-        return new KVStoreException(BARRIER.equals(key) ? null : key, rank, what + ": " + cause, err);
+        return new KVStoreException(BARRIER.equals(key) ? null : key, rank.getAsInt(), what + ": " + cause, err);
     }
 }

@@ -11,12 +11,14 @@ import org.depengine.kvstore.hazelcast.hz.Reply;
 final class ChunkReads {
     private final float[][] values;
     private final long[] rounds;
+    private final int[] epochs;
     private final int length;
     private final int splitFloats;
 
     ChunkReads(int chunks, int length, int splitFloats) {
         this.values = new float[chunks][];
         this.rounds = new long[chunks];
+        this.epochs = new int[chunks];
         this.length = length;
         this.splitFloats = splitFloats;
     }
@@ -25,6 +27,16 @@ final class ChunkReads {
     void put(int offset, Reply reply) {
         values[offset / splitFloats] = reply.value();
         rounds[offset / splitFloats] = reply.round();
+        epochs[offset / splitFloats] = reply.epoch();
+    }
+
+    /** The latest elastic view a chunk had been told of when it answered ({@link Reply#epoch()}). */
+    int epoch() {
+        int e = 0;
+        for (int x : epochs) {
+            e = Math.max(e, x);
+        }
+        return e;
     }
 
     /** The newest round a chunk answered at ({@code otherwise} for none). */

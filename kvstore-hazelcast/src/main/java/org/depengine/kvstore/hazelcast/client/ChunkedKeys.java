@@ -74,6 +74,11 @@ final class ChunkedKeys {
         }
     }
 
+    /** Every declared key with its length: a snapshot. */
+    Map<String, Integer> declared() {
+        return Map.copyOf(lengths);
+    }
+
     /** Every chunk's map key of every declared key. */
     Set<String> allChunks() {
         Set<String> keys = new HashSet<>();

@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Losses: when the membership reports a rank lost, every chunk's owner is told, and answers the last
  * round that can still complete; a later call of a later round fails at once, naming the lost rank, without
- * calling the owner. When the cluster loses every copy of a partition of the job's keys, this worker's side
+ * calling the owner. In an elastic job a loss is a view change instead ({@link #changeView}, {@link ElasticRounds}):
+ * the rounds complete without the workers the view dropped, and every worker inits each key (the first init to
+ * land is kept). When the cluster loses every copy of a partition of the job's keys, this worker's side
  * holds only part of the job's state: every waiting read and every later call fails at once.
  *
  * <p>Thread-safe. Rounds are the caller's ({@link Rounds}).
@@ -70,16 +72,15 @@ public final class RoundClient implements AutoCloseable {
     private final UUID partitionLostListener;
     private long barriers;
     private volatile String closedBecause;
-    /**
-     * {@code dist_sync}, once a rank is lost: per chunk, its owner's answer to the loss (the last round that
-     * can still complete, and why no later one can). A call of a later round fails at once.
-     */
-    private final Map<String, CompletableFuture<Reply>> lossLimits = new ConcurrentHashMap<>();
+    /** A job that is not elastic: the losses told to the owners, and their answers ({@link LossLimits}); else null. */
+    private final LossLimits losses;
     /**
      * {@code dist_sync}: per chunk, the reply of this worker's push that completed the chunk's latest round
      * (it carries the round's value), until this worker's pull of that round takes it. At most one per chunk.
      */
     private final Map<String, Reply> completedByPush = new ConcurrentHashMap<>();
+    /** An elastic job's views ({@code elastic=true}), or null. */
+    private final ElasticRounds elastic;
     /**
      * {@code dist_sync}, chunks of at most {@link KeyState#VALUE_EVENT_FLOATS}: per chunk, the round this
      * worker's push left pending (the owner then marked this rank waiting), until this worker's pull of that
@@ -88,12 +89,25 @@ public final class RoundClient implements AutoCloseable {
     private final Map<String, Long> leftPending = new ConcurrentHashMap<>();
 
     /**
-     * A client of job {@code job}'s keys; declares the barrier key.
+     * A client of job {@code job}'s keys, in a job that is not elastic; declares the barrier key.
      *
      * @param async whether the keys are {@code dist_async} (barriers are sync rounds either way)
      * @param timer runs the calls' deadlines and the reads' rechecks (one thread; the caller shuts it down)
      */
     public RoundClient(HazelcastInstance hz, JobMembership job, boolean async, ScheduledExecutorService timer) {
+        this(hz, job, async, false, timer);
+    }
+
+    /**
+     * A client of job {@code job}'s keys; declares the barrier key.
+     *
+     * @param async whether the keys are {@code dist_async} (barriers are sync rounds either way)
+     * @param elastic whether a lost worker is a view change ({@link #changeView}) rather than a failure of the
+     *     rounds that need it
+     * @param timer runs the calls' deadlines and the reads' rechecks (one thread; the caller shuts it down)
+     */
+    public RoundClient(HazelcastInstance hz, JobMembership job, boolean async, boolean elastic,
+                       ScheduledExecutorService timer) {
         this.job = job;
         this.rank = job.rank();
         this.workers = job.workers();
@@ -104,13 +118,21 @@ public final class RoundClient implements AutoCloseable {
         this.chunks = new ChunkedKeys(job.settings().splitFloats());
         this.timer = timer;
         Supplier<String> closed = () -> closedBecause;
-        calls = new Calls(map, rank, timeout.toMillis(), timer, closed);
+        ElasticRounds[] views = new ElasticRounds[1]; // the calls name this worker's rank in the view it moved to
+        calls = new Calls(map, () -> views[0] == null ? rank : views[0].rank(), timeout.toMillis(), timer, closed);
+        views[0] = elastic ? new ElasticRounds(calls, chunks, workers, rank, async, timer) : null;
+        this.elastic = views[0];
+        this.losses = elastic ? null : new LossLimits(job, calls, chunks, workers, async);
         reads = new PendingReads(map, timer, (k, w, c) -> calls.failure(k, w, c, null), closed);
         // Only the events of stores that tell this rank; those of small chunks carry the state (the value).
         mapListener = map.addEntryListener(reads, ToldRanks.withValue(rank), true);
         mapNoValueListener = map.addEntryListener(reads, ToldRanks.withoutValue(rank), false);
         partitionLostListener = map.addPartitionLostListener((MapPartitionLostListener) e -> partitionLost(e.getPartitionId()));
-        job.onLoss((lost, why) -> reportLoss(lost, why).exceptionally(err -> {
+        if (elastic) {
+            init(Calls.BARRIER, new float[0]);
+            return; // its losses come as view changes
+        }
+        job.onLoss((lost, why) -> losses.report(lost, why).exceptionally(err -> {
             if (!job.closing()) {
                 LOG.warn("rank {}: could not report the loss of rank {}: {}", rank, lost, err.toString());
             }
@@ -123,16 +145,14 @@ public final class RoundClient implements AutoCloseable {
     /**
      * Declares {@code key} with {@code value}'s length; rank 0 also stores {@code value} as the key's first
      * version (an init that finds the key initialised changes nothing). Other ranks store nothing: their
-     * first pull waits for rank 0's init.
+     * first pull waits for rank 0's init. In an elastic job every worker stores its value, and the first to
+     * land is kept: a key's init does not depend on a worker that may be lost (the workers of an elastic job
+     * init each key with the same value).
      */
     public CompletableFuture<Void> init(String key, float[] value) {
-        Integer known = chunks.declare(key, value.length);
-        if (known != null && known != value.length) {
-            return CompletableFuture.failedFuture(calls.failure(key, "init", "init with " + value.length
-                    + " floats: it was initialised with " + known, null));
-        }
-        if (rank != 0) {
-            return CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> refused = declare(key, value.length);
+        if (refused != null || rank != 0 && elastic == null) {
+            return refused != null ? refused : CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         chunks.forEachChunk(key, value.length, (chunkKey, off, len) -> parts.add(calls.call(chunkKey,
@@ -147,12 +167,9 @@ public final class RoundClient implements AutoCloseable {
      */
     public CompletableFuture<Void> initResumed(String key, float[] value, int stateFloats, float[] state, long steps,
                                                long round) {
-        if (rank != 0) {
-            return init(key, value);
-        }
-        Integer known = chunks.declare(key, value.length);
-        if (known != null && known != value.length) {
-            return init(key, value); // fails naming both lengths
+        CompletableFuture<Void> refused = declare(key, value.length);
+        if (refused != null || rank != 0) { // only rank 0 has the checkpoint's values
+            return refused != null ? refused : CompletableFuture.completedFuture(null);
         }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         chunks.forEachChunk(key, value.length, (chunkKey, off, len) -> {
@@ -164,6 +181,19 @@ public final class RoundClient implements AutoCloseable {
                     chunkState, steps, round), key, "init"));
         });
         return all(parts);
+    }
+
+    /** Declares {@code key} with {@code length} floats: null, or the failure of a length another init gave. */
+    private CompletableFuture<Void> declare(String key, int length) {
+        Integer known = chunks.declare(key, length);
+        if (known != null && known != length) {
+            return CompletableFuture.failedFuture(calls.failure(key, "init", "init with " + length
+                    + " floats: it was initialised with " + known, null));
+        }
+        if (known == null && elastic != null) {
+            elastic.declared(key, length);
+        }
+        return null;
     }
 
     /**
@@ -180,7 +210,8 @@ public final class RoundClient implements AutoCloseable {
                 ReadOp.withState(key, off, workers, asyncFor(key), rank, round), key, what, timeout)
                 .thenAccept(reply -> replies.put(off, reply))));
         return all(parts).thenApply(v -> Snapshots.join(key, len, replies, !asyncFor(key),
-                cause -> calls.failure(key, what, cause, null)));
+                cause -> calls.failure(key, what, cause, null))).thenCompose(entry -> settle(key, round,
+                replies.values().stream().mapToInt(Reply::epoch).max().orElse(0), entry, what));
     }
 
     /** Pushes this rank's {@code value} of {@code key} for round {@code round} (from 1), applied by {@code updater}. */
@@ -211,6 +242,10 @@ public final class RoundClient implements AutoCloseable {
                                          String label) {
         int len = chunks.require(key, length, "push", rank);
         String what = "push " + label;
+        String torn = elastic == null ? null : elastic.refusal(key, round);
+        if (torn != null) {
+            return CompletableFuture.failedFuture(calls.failure(key, what, torn, null));
+        }
         List<CompletableFuture<?>> parts = new ArrayList<>();
         chunks.forEachChunk(key, len, (chunkKey, off, n) -> parts.add(unlessLost(chunkKey, round, key, what,
                 () -> calls.call(chunkKey, new PushOp(key, off, workers, asyncFor(key), rank, round, values.chunk(off, n),
@@ -281,10 +316,16 @@ public final class RoundClient implements AutoCloseable {
         return all(parts).thenCompose(v -> {
             long newest = out.newestRound(round);
             if (asyncFor(key) || out.allAt(newest)) {
-                return CompletableFuture.completedFuture(out);
+                return settle(key, newest, out.epoch(), out, what);
             }
             return read(key, newest, label, waitTimeout);
         });
+    }
+
+    /** An elastic job's value of {@code key} as of {@code asOf} once this worker may see it ({@link ElasticRounds#settle}). */
+    private <T> CompletableFuture<T> settle(String key, long asOf, int epoch, T value, String what) {
+        return elastic == null ? CompletableFuture.completedFuture(value)
+                : elastic.settle(key, asOf, epoch, value, cause -> calls.failure(key, what, cause, null));
     }
 
     /** The reply of this worker's push that completed {@code round} of {@code chunkKey}, removed; else null. */
@@ -318,62 +359,10 @@ public final class RoundClient implements AutoCloseable {
                 .thenApply(v -> null);
     }
 
-    /**
-     * Tells every key's owner (the barrier's included) that rank {@code lost} left without closing its
-     * store, and keeps each owner's answer ({@link #lossLimits}).
-     */
-    private CompletableFuture<Void> reportLoss(int lost, String why) {
-        List<CompletableFuture<?>> parts = new ArrayList<>();
-        if (lost >= workers) {
-            return CompletableFuture.completedFuture(null); // a joiner of an elastic job: no slot in these rounds
-        }
-        for (String k : chunks.allChunks()) {
-            CompletableFuture<Reply> answer = calls.call(k, RankOp.lost(workers, async, lost, why), null,
-                    "report of lost rank " + lost);
-            lossLimits.put(k, answer);
-            parts.add(answer);
-        }
-        return all(parts);
-    }
-
-    /**
-     * Once a rank is known lost: runs {@code call}, which needs round {@code round} of {@code chunkKey} to
-     * complete (0: only the key's init), unless that round can no longer complete; then fails it at once,
-     * naming the lost rank and why. The chunk's owner is asked once (a loss report of each lost rank; its
-     * answer is kept) for the chunks not reported to when the loss was seen, so a key created after the loss
-     * knows it too: membership, not the key's state, says who is gone. {@code dist_async} rounds need no
-     * rank: only their reads are checked (a read needs the init).
-     */
+    /** Runs {@code call} unless a loss rules its round out ({@link LossLimits}; an elastic job's losses never do). */
     private <T> CompletableFuture<T> unlessLost(String chunkKey, long round, String key, String what,
                                                 Supplier<CompletableFuture<T>> call) {
-        Map<Integer, String> lost = new java.util.TreeMap<>(job.lostRanks());
-        lost.keySet().removeIf(r -> r >= workers); // joiners of an elastic job have no slot in these rounds
-        if (lost.isEmpty() || asyncFor(key) && round > 0) {
-            return call.get();
-        }
-        CompletableFuture<Reply> limit = lossLimits.computeIfAbsent(chunkKey, k -> {
-            List<CompletableFuture<Reply>> answers = new ArrayList<>();
-            lost.forEach((r, why) -> answers.add(calls.call(k, RankOp.lost(workers, asyncFor(key), r, why), null,
-                    "report of lost rank " + r)));
-            return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
-                    .thenApply(v -> answers.get(answers.size() - 1).join());
-        });
-        return limit.handle((answer, err) -> {
-            if (err != null) {
-                lossLimits.remove(chunkKey, limit); // asked again by the next call; this one asks the owner itself
-                return null;
-            }
-            return answer;
-        }).thenCompose(answer -> {
-            if (answer != null && answer.message() != null && round > answer.round()) {
-                String cannot = Calls.BARRIER.equals(key) ? "; the barrier cannot complete without every worker"
-                        : answer.round() < 0 ? "; the key's init (rank 0's) never landed, so no round of it can complete"
-                        : "; no round of this key after " + Rounds.text(answer.round()) + " can complete";
-                return CompletableFuture.failedFuture(calls.failure(key, what, answer.message() + cannot
-                        + " (failed without calling the key's owner)", null));
-            }
-            return call.get();
-        });
+        return losses == null ? call.get() : losses.unlessLost(chunkKey, round, key, asyncFor(key), what, call);
     }
 
     /** Barriers are sync rounds in either mode. */
@@ -404,6 +393,47 @@ public final class RoundClient implements AutoCloseable {
         reads.failAll(reason);
     }
 
+    /**
+     * An elastic job's view {@code epoch}, of the workers whose ranks in the job's first view are {@code places}
+     * (in rank order), is handed to this worker: the owners of every key's chunks are told of the workers it
+     * drops, and their rounds complete without them ({@link ElasticRounds}). Values summed over the view are
+     * held here until {@link #released}.
+     *
+     * @return completes once every owner has answered, with each key mapped to the last round a dropped worker
+     *     gave it data to ({@code dist_async} keys: {@code ElasticRule.NOT_STARTED}); exceptionally if an owner
+     *     failed the report or the change took more than the recovery timeout
+     * @throws IllegalStateException if the job is not elastic
+     */
+    public CompletableFuture<Map<String, Long>> changeView(int epoch, int[] places) {
+        return elastic().changeView(epoch, places);
+    }
+
+    /** The store has moved to view {@code epoch} and told its listeners: the values summed over it are let go. */
+    public void released(int epoch) {
+        elastic().released(epoch);
+    }
+
+    /** Bounds each view change of an elastic job, and each value held for a view, by {@code ms}. */
+    public void recoveryTimeout(long ms) {
+        elastic().recoveryTimeout(ms);
+    }
+
+    /** An elastic job cannot go on here: every waiting read and every later call fails with {@code why}. */
+    public void failAll(String why) {
+        elastic().failAll(why);
+        if (closedBecause == null) {
+            closedBecause = why;
+        }
+        reads.failAll(why);
+    }
+
+    private ElasticRounds elastic() {
+        if (elastic == null) {
+            throw new IllegalStateException("rank " + rank + ": a job that is not elastic has one view");
+        }
+        return elastic;
+    }
+
     /** Why this client fails every call (the store closed, or the job's state is incomplete), or null. */
     public String closedBecause() {
         return closedBecause;
@@ -426,6 +456,9 @@ public final class RoundClient implements AutoCloseable {
     @Override
     public void close() {
         closedBecause = "the store was closed";
+        if (elastic != null) {
+            elastic.failAll(closedBecause); // a value held for a view this store will not move to
+        }
         completedByPush.clear();
         leftPending.clear();
         reads.failAll(closedBecause);

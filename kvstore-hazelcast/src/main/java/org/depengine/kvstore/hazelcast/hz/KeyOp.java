@@ -62,7 +62,7 @@ public abstract class KeyOp implements EntryProcessor<String, KeyState, Reply>, 
             // The op that makes this read ready stores the state, so the reader hears of it.
             state.waiting.set(readerRank());
         }
-        return reply;
+        return reply.inView(state.viewEpoch);
     }
 
     /**

@@ -39,6 +39,12 @@ public final class KeyState implements IdentifiedDataSerializable {
     /** A shape mismatch seen on a push that arrived before the init, reported to pulls. */
     String error;
     /**
+     * An elastic job's latest view this chunk was told of (a worker dropped from it, {@link RankOp#dropped}),
+     * 0 before any: every reply carries it, so that a worker holds a value summed over a view it has not
+     * moved to yet until it has ({@link Reply#epoch}).
+     */
+    int viewEpoch;
+    /**
      * Set once an op has stored this object in the map; not serialized. Still set when the next op gets the
      * state, it shows that op holds the map's own object (the OBJECT in-memory format, not a copy), so a
      * change it makes in place stays without storing it again. A copy (deserialized: after a migration, on
@@ -76,6 +82,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         c.value = value == null ? null : value.copy();
         c.updater = updater;
         c.error = error;
+        c.viewEpoch = viewEpoch;
         c.told = (BitSet) told.clone();
         return c;
     }
@@ -87,7 +94,7 @@ public final class KeyState implements IdentifiedDataSerializable {
 
     /** What a read of {@code op} would answer now; for a waiting read's entry event, a copy of the state. */
     public Reply answer(ReadOp op) {
-        return op.apply(this);
+        return op.apply(this).inView(viewEpoch);
     }
 
     /** The init landed with this value and state as of {@code round}: the rounds waiting for it complete. */
@@ -123,6 +130,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         out.writeInt(length);
         RoundsWire.write(out, rounds);
         out.writeString(error);
+        out.writeInt(viewEpoch);
         UpdaterWire.write(out, updater);
         out.writeBoolean(value != null);
         if (value != null) {
@@ -140,6 +148,7 @@ public final class KeyState implements IdentifiedDataSerializable {
         length = in.readInt();
         rounds = RoundsWire.read(in);
         error = in.readString();
+        viewEpoch = in.readInt();
         updater = RefusedUpdaters.read(in, "the state of key '" + key + "', copied to this member");
         if (in.readBoolean()) {
             value = new UpdatedValue(in.readFloatArray(), in.readFloatArray(), in.readLong());

@@ -76,7 +76,9 @@ public final class PushOp extends KeyOp {
                     + " pushed " + value.length);
         }
         if (!async && rounds.hasEnded(rank, Rounds.period(round))) {
-            return Reply.error("rank " + rank + " pushed key '" + key + "' after signalling its end of data");
+            return Reply.error("rank " + rank + " pushed key '" + key + "' after " + (rounds.endedPeriod(rank)
+                    == Integer.MAX_VALUE ? "it left the job (it closed its store, or a view of the elastic job dropped it)"
+                    : "signalling its end of data"));
         }
         if (rounds.failure() != null && round > rounds.failedAfter()) {
             return Reply.error(rounds.failure());

@@ -17,6 +17,8 @@ public final class Reply implements IdentifiedDataSerializable {
     /** A read with state: the chunk's updater state and update count. */
     private float[] state;
     private long steps;
+    /** The latest elastic view the chunk was told of when it answered ({@link KeyState#viewEpoch}). */
+    private int epoch;
 
     /** For Hazelcast's factory. */
     public Reply() {
@@ -57,6 +59,21 @@ public final class Reply implements IdentifiedDataSerializable {
         return new Reply(Status.OK, why, null, lastRound);
     }
 
+    /** Stamps the chunk's view ({@link #epoch()}); returns this reply. */
+    Reply inView(int viewEpoch) {
+        this.epoch = viewEpoch;
+        return this;
+    }
+
+    /**
+     * The latest view of an elastic job the chunk had been told of when it answered (0: none): a value read
+     * from it may have been summed over that view, so a worker that has not moved to it yet holds the value
+     * until it has.
+     */
+    public int epoch() {
+        return epoch;
+    }
+
     /** OK, NOT_READY or ERROR. */
     public Status status() {
         return status;
@@ -87,7 +104,8 @@ public final class Reply implements IdentifiedDataSerializable {
 
     /**
      * The key's completed rounds (sync) or applied pushes (async) when the reply was made; in the answer
-     * to a lost rank's report with a message, the last round that can still complete.
+     * to a lost rank's report with a message, the last round that can still complete; in the answer to a
+     * dropped rank's report ({@link RankOp#dropped}), the last round that rank gave data to.
      */
     public long round() {
         return round;
@@ -111,6 +129,7 @@ public final class Reply implements IdentifiedDataSerializable {
         out.writeLong(round);
         out.writeFloatArray(state);
         out.writeLong(steps);
+        out.writeInt(epoch);
     }
 
     @Override
@@ -121,5 +140,6 @@ public final class Reply implements IdentifiedDataSerializable {
         round = in.readLong();
         state = in.readFloatArray();
         steps = in.readLong();
+        epoch = in.readInt();
     }
 }

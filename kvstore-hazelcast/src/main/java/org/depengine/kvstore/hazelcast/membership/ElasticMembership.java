@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *       and no majority is needed ({@link ViewLog#propose(View, View, java.util.Collection, boolean)}).
  *   <li><b>Joiners</b> ({@code join=true}, {@link Joining}): when no member of the installed view is known
  *       lost, its proposer proposes it with the registered joiners appended, up to {@code maxWorkers}. A joiner
- *       takes no part in views before the one that admits it; a view full without it refuses it.
+ *       takes no part in views before the one that admits it; a view full without it refuses it. A job whose
+ *       data path admits no joiner says why in its {@code shared} map: its proposers admit none, and a joiner
+ *       is refused at once.
  *   <li><b>minWorkers</b>: a view with fewer members is installed, but the job is paused; if no view with
  *       at least {@code minWorkers} members (joiners admitted) follows within {@code minWorkersWaitMs}
  *       ({@link PauseDeadline}), the job fails, naming who left and when.
@@ -104,6 +106,14 @@ public final class ElasticMembership implements AutoCloseable {
     private final PauseDeadline pause;
     private volatile int rank;
     private volatile int numWorkers;
+    /** Why this job admits no joiner, or null where it admits them up to maxWorkers. */
+    private final String noJoiners;
+
+    /** As {@link #ElasticMembership(HazelcastInstance, JobMembership, ElasticSettings, String, ScheduledExecutorService, Listener)}, for a job that admits joiners. */
+    public ElasticMembership(HazelcastInstance hz, JobMembership job, ElasticSettings settings,
+                             ScheduledExecutorService timer, Listener listener) {
+        this(hz, job, settings, null, timer, listener);
+    }
 
     /**
      * Sets this worker's part up: installs (or reads) view 0; {@link #start} then listens to the views and to
@@ -112,21 +122,32 @@ public final class ElasticMembership implements AutoCloseable {
      * @param hz this worker's instance (its endpoint UUID is its member id)
      * @param job this worker's membership, started
      * @param settings the job's elastic settings ({@link ElasticSettings#from})
+     * @param noJoiners why the job admits no joiner (its data path does not take one yet), published for the
+     *     joiners to read; null where it admits them up to maxWorkers
      * @param timer runs the deliveries, the proposals (map calls) and the {@code minWorkers} deadline
      * @param listener told of each view change and of a failure
      * @throws IllegalStateException if a rank of the job is not registered (the job has not started)
      * @throws KVStoreException if this worker is not in the job's view 0 and does not join (a worker that
-     *     restarts into a running job joins it), or it joins a job that has no view (not elastic)
+     *     restarts into a running job joins it), or it joins a job that has no view (not elastic), or one that
+     *     admits no joiner
      */
-    public ElasticMembership(HazelcastInstance hz, JobMembership job, ElasticSettings settings,
+    public ElasticMembership(HazelcastInstance hz, JobMembership job, ElasticSettings settings, String noJoiners,
                              ScheduledExecutorService timer, Listener listener) {
         this.job = job;
+        this.noJoiners = noJoiners;
         this.timer = timer;
         this.listener = listener;
         this.self = hz.getLocalEndpoint().getUuid().toString();
         this.name = "job '" + job.jobId() + "'";
         this.byMajority = !job.settings().client();
         IMap<String, String> shared = hz.getMap(ClusterNode.MAP_PREFIX + job.jobId() + ClusterNode.SHARED_SUFFIX);
+        String refusesJoiners = job.joining() ? shared.get(NO_JOINERS) : null;
+        if (refusesJoiners != null) {
+            throw new KVStoreException(null, job.rank(), "job '" + job.jobId() + "' admits no joiner: " + refusesJoiners, null);
+        }
+        if (noJoiners != null) {
+            shared.putIfAbsent(NO_JOINERS, noJoiners); // before any loss: a joiner comes to a running job
+        }
         this.settings = settings.agreed(shared, job.jobId(), job.joining(), false);
         this.pause = new PauseDeadline(name, this.settings, timer, lock, why -> fail(new KVStoreException(null, rank, why, null)));
         String maps = ClusterNode.MAP_PREFIX + job.jobId();
@@ -226,8 +247,11 @@ public final class ElasticMembership implements AutoCloseable {
 
     /** The registered joiners the view after {@code from} may admit, up to maxWorkers (under the lock). */
     private List<String> joinersAfter(View from) {
-        return places.joiners(from, lost.keySet(), settings.maxWorkers() - from.size());
+        return noJoiners != null ? List.of() : places.joiners(from, lost.keySet(), settings.maxWorkers() - from.size());
     }
+
+    /** Where a job that admits no joiner says why, in its {@code shared} map. */
+    static final String NO_JOINERS = "noJoiners";
 
     /** {@link JobMembership}'s report: the worker at place {@code r} (a rank of view 0, or a joiner) is lost. */
     private void lost(int r, String why) {

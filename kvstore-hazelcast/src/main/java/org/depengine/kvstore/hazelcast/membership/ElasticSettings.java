@@ -16,9 +16,10 @@ import org.depengine.kvstore.spi.KVStoreSettingsCatalog;
  *
  * <p>No input is silently ignored: {@code minWorkers}, {@code maxWorkers}, {@code minWorkersWaitMs} and
  * {@code recoveryTimeoutMs} given without {@code elastic=true} are refused, naming {@code elastic}; and
- * {@code elastic=true} is refused when a store opens where elasticity is not built yet ({@link
- * #refuseElasticAtOpen}: {@code dist_async}, {@code updateOn=server}). Tests of the membership build this record
- * with {@link #from} and hand it to {@link ElasticMembership} directly.
+ * {@code join=true} is refused when a store opens where joiners are not built yet ({@link
+ * #refuseElasticAtOpen}: {@code dist_async}, {@code updateOn=server}, whose elastic jobs go on after a loss but
+ * admit no worker). Tests of the membership build this record with {@link #from} and hand it to
+ * {@link ElasticMembership} directly.
  *
  * @param elastic whether the job goes on without a lost worker
  * @param minWorkers the fewest workers the job runs with; below, it pauses
@@ -107,21 +108,21 @@ public record ElasticSettings(boolean elastic, int minWorkers, int maxWorkers, D
     }
 
     /**
-     * Refuses {@code elastic=true} where elasticity is not built yet: it needs {@code dist_sync} with
-     * {@code updateOn=worker} (the default), whose rounds a view change carries over; {@code dist_async} and
-     * {@code updateOn=server} are still to come (issue 40).
+     * Refuses what of an elastic job is not built yet for the store's mode: every mode goes on after a lost
+     * worker, but only {@code dist_sync} with {@code updateOn=worker} (the default) admits joiners; a joiner
+     * ({@code join=true}) of a {@code dist_async} or {@code updateOn=server} job is refused (issue 40).
      *
-     * @throws IllegalArgumentException if a setting is invalid ({@link #from}), or {@code elastic=true} with
+     * @throws IllegalArgumentException if a setting is invalid ({@link #from}), or {@code join=true} with
      *     {@code dist_async} or {@code updateOn=server}
      */
     public static void refuseElasticAtOpen(KVStoreSettings s, boolean async, HazelcastSettings.UpdateOn updateOn) {
-        if (from(s).elastic() && (async || updateOn != HazelcastSettings.UpdateOn.WORKER)) {
-            throw new IllegalArgumentException(s.describe(HazelcastSettings.ELASTIC) + "='"
-                    + s.get(HazelcastSettings.ELASTIC.key()).orElse("true") + "' needs dist_sync with "
-                    + HazelcastSettings.UPDATE_ON.key() + "=worker (the default): carrying the rounds of "
-                    + (async ? "dist_async" : "updateOn=server") + " over a lost worker is not built yet (issue 40); use "
-                    + "dist_sync with updateOn=worker, or leave elastic unset, and a lost worker fails the ops that need "
-                    + "it, naming its rank (restart the job from a checkpoint with depengine.kvstore.resume)");
+        if (from(s).elastic() && joins(s) && (async || updateOn != HazelcastSettings.UpdateOn.WORKER)) {
+            throw new IllegalArgumentException(s.describe(HazelcastSettings.JOIN) + "='"
+                    + s.get(HazelcastSettings.JOIN.key()).orElse("true") + "' needs dist_sync with "
+                    + HazelcastSettings.UPDATE_ON.key() + "=worker (the default): admitting a worker into a running "
+                    + (async ? "dist_async" : "updateOn=server") + " job is not built yet (issue 40); its elastic jobs "
+                    + "go on without a lost worker but admit none: leave join unset and start a new job from a checkpoint "
+                    + "(depengine.kvstore.resume) with more workers, or use dist_sync with updateOn=worker");
         }
     }
 

@@ -38,7 +38,10 @@ record Joining(int place, int workers) {
                     + "numWorkers, or leave it unset");
         }
         for (int p = workers; p < workers + PLACES; p++) {
-            if (ranks.putIfAbsent(p, me) == null) {
+            // Its own id found: Hazelcast retried this put after the partition's owner left mid-call (a member
+            // killed as this worker joins), and the first try had taken the place.
+            String holder = ranks.putIfAbsent(p, me);
+            if (holder == null || holder.equals(me)) {
                 return new Joining(p, workers);
             }
         }

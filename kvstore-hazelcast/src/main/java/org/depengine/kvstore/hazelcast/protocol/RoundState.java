@@ -27,6 +27,9 @@ import org.depengine.kvstore.spi.Rounds;
  *   <li>A lost rank ({@link #lost}) fails every round it has not filled (rounds it filled still complete),
  *   so {@link #read} of a later round answers the failure instead of waiting forever. Rank
  *   {@link #INIT_RANK} lost before the init landed fails every read: the key can never be ready.</li>
+ *   <li>In an elastic job a lost rank is {@link #dropped} instead: it ends every period, so the rounds it has
+ *   not filled complete without it, and what it filled stays. {@link #lastData} says up to which round its
+ *   data is in, which tells a split key's torn round (docs/elastic-design.md, section 9).</li>
  * </ul>
  * {@code dist_async}: each contribution is a round of its own, completed in arrival order once the key
  * is ready; a rank's contribution of a round it already gave is ignored.
@@ -54,6 +57,7 @@ public final class RoundState<S> {
     /** The last completed round ({@code dist_sync}), or the number of contributions completed ({@code dist_async}). */
     private long completed;
     private final int[] endedPeriod;
+    /** Per rank: {@code dist_async}, its last contribution taken in; {@code dist_sync}, the last round it gave data to. */
     private final long[] lastPushed;
     /** Round → one slot per rank (null: not filled; {@link #SKIPPED}; or the data). */
     private final TreeMap<Long, Object[]> pending = new TreeMap<>();
@@ -181,6 +185,9 @@ public final class RoundState<S> {
         if (round > completed) {
             pending.computeIfAbsent(round, r -> new Object[workers])[rank] = slot;
         }
+        if (slot != SKIPPED) {
+            lastPushed[rank] = Math.max(lastPushed[rank], round); // a repeat of a completed round's push included
+        }
         return completeRounds();
     }
 
@@ -189,6 +196,29 @@ public final class RoundState<S> {
         checkRank(rank);
         endedPeriod[rank] = Math.max(endedPeriod[rank], period);
         return completeRounds();
+    }
+
+    /**
+     * Rank {@code rank} was dropped from an elastic job's view ({@code dist_sync}): as a rank that closed
+     * normally, it ends every period, so every round it has not filled completes without it, while the
+     * data it gave stays in its rounds. It contributes nothing from now on (a later contribution is refused
+     * as one after its end of data), so {@link #lastData} is final. Dropping it again changes nothing.
+     *
+     * @return the rounds this completes, in order
+     */
+    public List<Completed<S>> dropped(int rank) {
+        return endOfData(rank, Integer.MAX_VALUE);
+    }
+
+    /**
+     * {@code dist_sync}: the last round {@code rank} gave data to (a skipped push gives none), 0 if none. The
+     * rounds of one rank come in order (a worker pushes a key's next round once every part of the one before
+     * was taken in), so every round up to it holds its data, except that last one where a key's parts can
+     * differ: the worker may have died while its push of that round reached only some of them.
+     */
+    public long lastData(int rank) {
+        checkRank(rank);
+        return async ? 0 : lastPushed[rank];
     }
 
     /**
@@ -339,7 +369,7 @@ public final class RoundState<S> {
         return pending.size();
     }
 
-    /** Per rank, the last {@code dist_async} contribution taken in. */
+    /** Per rank, the last {@code dist_async} contribution taken in; {@code dist_sync}: {@link #lastData}. */
     public long lastPushed(int rank) {
         return lastPushed[rank];
     }

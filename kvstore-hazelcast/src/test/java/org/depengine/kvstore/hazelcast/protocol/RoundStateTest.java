@@ -143,4 +143,39 @@ class RoundStateTest {
         assertEquals(a.get(0).slots().size(), b.get(0).slots().size());
         assertArrayEquals(a.get(0).slots().get(0), b.get(0).slots().get(0));
     }
+
+    /**
+     * An elastic job's drop ({@code docs/elastic-design.md}, section 9): the dropped rank's data already in a round
+     * stays there, the rounds it has not filled complete without it, nothing of it is taken in after, and its last
+     * round of data is what every chunk answers; a skipped push gives no data.
+     */
+    @Test
+    void aDroppedRankKeepsWhatItGaveAndTheRoundsItDidNotFillCompleteWithoutIt() {
+        RoundState<float[]> s = new RoundState<>(3, false);
+        s.ready(0);
+        float[] a = {1};
+        float[] b = {2};
+        float[] c = {4};
+        s.offer(2, 1, c);
+        s.offer(0, 1, a);
+        assertEquals(List.of(1L), rounds(s.offer(1, 1, b)));
+        s.offer(2, 2, c); // rank 2's round 2 is in; ranks 0 and 1 still to push it
+        s.skip(2, 3);
+        s.offer(0, 2, a);
+        assertEquals(2, s.lastData(2), "a skipped push gives no data");
+        assertEquals(List.of(), s.dropped(2), "round 2 still waits for rank 1");
+        List<RoundState.Completed<float[]>> done = s.offer(1, 2, b);
+        assertEquals(List.of(2L), rounds(done));
+        assertEquals(List.of(a, b, c), done.get(0).slots(), "rank 2's data, given before the drop, stays in its round");
+        s.offer(0, 3, a);
+        assertEquals(List.of(3L), rounds(s.offer(1, 3, b)), "round 3 completes without rank 2 (its skip is no data)");
+        s.offer(0, 4, a);
+        assertEquals(List.of(4L), rounds(s.offer(1, 4, b)), "and every later round");
+        assertThrows(IllegalStateException.class, () -> s.offer(2, 5, c), "nothing of a dropped rank is taken in after");
+        assertEquals(2, s.lastData(2));
+        assertEquals(List.of(), s.dropped(2), "a second drop changes nothing");
+        s.endOfData(0, 0);
+        s.endOfData(1, 0);
+        assertEquals(Answer.READY, s.read(Rounds.of(1, 0), "k"), "rank 2 ended every period: the survivors' ends do");
+    }
 }
