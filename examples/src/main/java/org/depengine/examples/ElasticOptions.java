@@ -197,6 +197,11 @@ final class ElasticOptions {
         return elastic && maxWorkers != null ? maxWorkers : workers;
     }
 
+    /** Whether rank 0 of the loopback form starts a joiner at training epoch {@code epoch}'s start. */
+    boolean joinsAt(int epoch) {
+        return joinAt != null && joinAt == epoch;
+    }
+
     /** Whether rank 0 of the loopback form acts at some epoch's start ({@link #atEpochStart}). */
     boolean acts() {
         return !killsAt.isEmpty() || joinAt != null;

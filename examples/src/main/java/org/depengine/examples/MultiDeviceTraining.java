@@ -297,6 +297,15 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 : Path.of(System.getProperty("java.io.tmpdir"), "MultiDeviceTraining.ckpt");
     }
 
+    private static void awaitArrival(WorkerShares shares) {
+        try {
+            shares.awaitArrival(java.time.Duration.ofMinutes(2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the joiner", e);
+        }
+    }
+
     /** Trains as one worker; {@code atEpochStart} is called with each epoch's number before its batches are pushed. */
     private int train(int workers, List<Context> devices, TrainingData data, int batch, float lr, IntConsumer atEpochStart)
             throws Exception {
@@ -340,8 +349,14 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 run.afterFirstEpoch(profiler::clear); // the per-batch figures leave out the warm-up, as the epoch times do
             }
             long t0 = System.nanoTime();
+            IntConsumer onEpoch = shares == null ? atEpochStart : e -> {
+                atEpochStart.accept(e);
+                if (elastic.joinsAt(e)) {
+                    awaitArrival(shares); // the joiner trains from the epoch after: the same run whatever its start takes
+                }
+            };
             int firstEpoch = run.pushTraining(epochs, seed, print,
-                    new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host), atEpochStart);
+                    new TrainingCheckpoints(engine, kv, checkpointEvery, checkpointPath(), host), onEpoch);
             engine.waitForAll();
             String perStep = profile ? StepCosts.line(profiler == null ? null : profiler.stats(), run) : null;
             // The job's two last barriers; a joiner admitted at the first of them (its period says) calls the second only.

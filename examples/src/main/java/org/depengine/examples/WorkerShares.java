@@ -2,11 +2,13 @@ package org.depengine.examples;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
 import org.depengine.api.Context;
 import org.depengine.api.Engine;
 import org.depengine.api.FnProperty;
@@ -69,6 +71,8 @@ final class WorkerShares {
     private final List<View> views = new ArrayList<>();
     /** The next joiner's number; guarded by this. */
     private int nextName;
+    /** Whether a change this worker moved to admitted a worker; guarded by this. */
+    private boolean arrived;
     /** The training epoch the loop is in, for the change lines. */
     private volatile int epoch;
     /** The period of the last push of {@value #KEY}, and its index in it (the loop's thread only). */
@@ -161,6 +165,8 @@ final class WorkerShares {
                 gone.add(0, (d.rank() < names.size() ? names.remove(d.rank()) : "rank " + d.rank()) + " (" + d.why() + ")"));
         String left = String.join(", ", gone);
         StringJoiner joined = new StringJoiner(", ");
+        arrived |= !c.joined().isEmpty();
+        notifyAll();
         for (MembershipChange.Arrival a : c.joined()) {
             String name = "w" + nextName++;
             names.add(Math.min(a.rank(), names.size()), name);
@@ -180,6 +186,24 @@ final class WorkerShares {
                 + String.join(" ", v.workers()) + "; this worker rank " + v.rank() + "; left: "
                 + (left.isEmpty() ? "none" : left) + "; joined: " + (joined.length() == 0 ? "none" : joined)
                 + "; first rounds summed over it (period:index): " + firsts);
+    }
+
+    /**
+     * Waits until this worker has moved to a view that admitted a worker (the demonstration's joiner), so that the
+     * run that started one is the same whatever its JVM's start takes.
+     *
+     * @throws IllegalStateException if none was admitted within {@code timeout}
+     */
+    synchronized void awaitArrival(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (long left; !arrived; ) {
+            left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IllegalStateException("no worker joined within " + timeout.toSeconds() + " s of the joiner's "
+                        + "start: see its log");
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
     }
 
     /** The line that says how training epoch {@code trainingEpoch}'s batches are split. */

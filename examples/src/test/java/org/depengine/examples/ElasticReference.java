@@ -39,7 +39,8 @@ import org.depengine.kvstore.spi.Rounds;
  *   gradients added from 0 in device order (one device's as it is), as a push sums its values. The round's sum
  *   of key {@code k} is the gradients of the workers of the view in force for {@code k}'s round, added in that
  *   view's rank order from the first as it is, as the store sums ({@code Sums}); each of them must be a worker
- *   of the epoch's split (else the history is not one this run can have). The key's new weights are
+ *   of the epoch's split (else the history is not one this run can have), but for a joiner, which is in no
+ *   round of a period before its first (its change line says {@code from period P}). The key's new weights are
  *   {@link TrainingUpdater}'s (SGD) on that sum.</li>
  *   <li><b>The epoch's figures.</b> The samples counted are those trained by the workers of the view in force
  *   for the metrics' round {@code (e-1, 1)}: the loss is their per-sample losses (floats) added in sample
@@ -56,9 +57,18 @@ final class ElasticReference {
     private static final Pattern SPLIT = Pattern.compile("^epoch (\\d+): each batch split over the (\\d+) workers? of "
             + "view (-?\\d+) \\(([^)]*)\\), in rank order$");
     private static final List<String> LAYER_KEYS = List.of("fc1.w", "fc1.b", "fc2.w", "fc2.b");
+    /** A joiner in a change line: {@code w3 (from period 20)}. */
+    private static final Pattern JOINED = Pattern.compile("(w\\d+) \\(from period (\\d+)\\)");
 
-    /** A view: its epoch, its workers in rank order, each key's first round summed over it. */
-    record View(int epoch, List<String> workers, Map<String, Long> firstRoundOf) {
+    /**
+     * A view: its epoch, its workers in rank order, each key's first round summed over it, and the workers it
+     * admitted with their first periods.
+     */
+    record View(int epoch, List<String> workers, Map<String, Long> firstRoundOf, Map<String, Integer> joinedFrom) {
+        View(int epoch, List<String> workers, Map<String, Long> firstRoundOf) {
+            this(epoch, workers, firstRoundOf, Map.of());
+        }
+
         @Override
         public String toString() {
             StringBuilder sb = new StringBuilder("view " + epoch + " " + workers);
@@ -89,9 +99,20 @@ final class ElasticReference {
                 String[] r = kv.substring(kv.indexOf('=') + 1).split(":");
                 rounds.put(kv.substring(0, kv.indexOf('=')), Rounds.of(Integer.parseInt(r[0]), Long.parseLong(r[1])));
             }
-            views.add(new View(Integer.parseInt(m.group(1)), List.of(m.group(2).split(" ")), rounds));
+            Map<String, Integer> joined = new TreeMap<>();
+            Matcher j = JOINED.matcher(m.group(4));
+            while (j.find()) {
+                joined.put(j.group(1), Integer.parseInt(j.group(2)));
+            }
+            views.add(new View(Integer.parseInt(m.group(1)), List.of(m.group(2).split(" ")), rounds, joined));
         });
         return views;
+    }
+
+    /** The first period of worker {@code w}'s rounds: a joiner's, as the view that admitted it says; else 0. */
+    static int firstPeriod(List<View> views, String w) {
+        return views.stream().filter(v -> v.joinedFrom().containsKey(w)).mapToInt(v -> v.joinedFrom().get(w)).min()
+                .orElse(0);
     }
 
     /** The splits a run printed: epoch → the view's epoch and workers, at each epoch where the split changed. */
@@ -200,6 +221,9 @@ final class ElasticReference {
                 View in = inForce(views, key, Rounds.of(e - 1, b + 1));
                 float[] sum = null;
                 for (String w : in.workers()) {
+                    if (e - 1 < firstPeriod(views, w)) {
+                        continue; // a joiner ended every period before its first: no push of it in this round
+                    }
                     if (!grads.containsKey(w)) {
                         throw new AssertionError("key " + key + "'s round of epoch " + e + " batch " + (b + 1)
                                 + " is summed over view " + in.epoch() + " " + in.workers() + ", but " + w

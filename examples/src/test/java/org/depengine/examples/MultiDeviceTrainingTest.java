@@ -235,21 +235,28 @@ class MultiDeviceTrainingTest {
      */
     @Test
     void anElasticJobGoesOnWithoutAKilledWorkerWithTheLossesOfItsMembershipHistory() throws Exception {
-        checkElastic(3, List.of("1@10"), 30, false);
+        checkElastic(3, List.of("1@10"), 20, 30, false);
         if (Boolean.getBoolean("depengine.test.long")) {
-            checkElastic(3, List.of("2@10"), 30, true);
-            checkElastic(4, List.of("1@5", "3@12"), 30, false);
+            checkElastic(3, List.of("2@10"), 20, 30, true);
+            checkElastic(4, List.of("1@5", "3@12"), null, 30, false);
         } else {
-            checkElastic(3, List.of("2@4"), 8, true);
+            checkElastic(3, List.of("2@4"), null, 8, true);
         }
     }
 
-    /** Runs an elastic job of {@code workers} workers with {@code kills} (RANK@EPOCH, in epoch order) and checks it. */
-    private void checkElastic(int workers, List<String> kills, int epochs, boolean noCapture) throws Exception {
+    /**
+     * Runs an elastic job of {@code workers} workers with {@code kills} (RANK@EPOCH, in epoch order, before the
+     * join) and a joiner started at epoch {@code joinAt} (null: none), and checks it.
+     */
+    private void checkElastic(int workers, List<String> kills, Integer joinAt, int epochs, boolean noCapture)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of("--kvstore", "dist_sync", "--workers", Integer.toString(workers),
                 "--devices", "cpu:0,cpu:1", "--elastic", "--min-workers", "1", "--epochs", Integer.toString(epochs)));
         for (String k : kills) {
             args.addAll(List.of("--kill", k));
+        }
+        if (joinAt != null) {
+            args.addAll(List.of("--join-at", Integer.toString(joinAt)));
         }
         if (noCapture) {
             args.add("--no-capture");
@@ -264,9 +271,10 @@ class MultiDeviceTrainingTest {
         String out = r.output();
         assertEquals(0, r.exitCode(), what + "\n" + out);
 
-        // One view per kill (each waits for the one before: the next epoch's split needs it), the killed ones out.
+        // One view per kill (each waits for the one before: the next epoch's split needs it), the killed ones out;
+        // then one that admits the joiner (rank 0 waits for it at the epoch it started it), after the others.
         List<ElasticReference.View> views = ElasticReference.history(out, workers);
-        assertEquals(kills.size() + 1, views.size(), "a change per kill\n" + out);
+        assertEquals(kills.size() + (joinAt == null ? 1 : 2), views.size(), "a change per kill and join\n" + out);
         List<String> alive = new ArrayList<>(views.get(0).workers());
         for (int c = 0; c < kills.size(); c++) {
             String[] k = kills.get(c).split("@");
@@ -277,6 +285,14 @@ class MultiDeviceTrainingTest {
             assertEquals(alive, v.workers(), out);
             assertEquals(Set.of("fc1.w", "fc1.b", "fc2.w", "fc2.b", "metrics", "progress", "shares"),
                     v.firstRoundOf().keySet(), out);
+        }
+        if (joinAt != null) {
+            assertTrue(out.contains("epoch " + joinAt + ": started a joiner (process "), out);
+            ElasticReference.View admitted = views.get(views.size() - 1);
+            alive.add("w" + workers);
+            assertEquals(alive, admitted.workers(), out);
+            // Admitted during epoch joinAt (period joinAt - 1): its rounds start in the next period, epoch joinAt + 1.
+            assertEquals(Map.of("w" + workers, joinAt), admitted.joinedFrom(), out);
         }
 
         // Each new split is printed at the epoch the history gives it: the view in force for the epoch's shares round.

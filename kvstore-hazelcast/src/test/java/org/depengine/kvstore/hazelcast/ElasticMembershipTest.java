@@ -240,7 +240,7 @@ class ElasticMembershipTest {
         Worker(HazelcastInstance hz, ClusterSettings s, ElasticSettings e) {
             this.hz = hz;
             job = new JobMembership(hz, s, null, null, timer, false, -1);
-            elastic = new ElasticMembership(hz, job, e, timer, events);
+            elastic = new ElasticMembership(hz, job, e, null, timer, events);
             elastic.start();
             assertNotNull(elastic.view());
         }

@@ -445,6 +445,9 @@ public final class RoundClient implements AutoCloseable {
      * Bounded by the join timeout.
      */
     public void leave() throws Exception {
+        if (rank >= workers) {
+            return; // a joiner of an elastic job (updateOn=worker): it has no slot in the rounds kept here
+        }
         calls.call(Calls.BARRIER, RankOp.lost(workers, false, rank, "rank " + rank + " closed its store normally; a "
                 + "barrier needs all " + workers + " workers"), null, "close").get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
         if (!async) {

@@ -109,11 +109,6 @@ public final class ElasticMembership implements AutoCloseable {
     /** Why this job admits no joiner, or null where it admits them up to maxWorkers. */
     private final String noJoiners;
 
-    /** As {@link #ElasticMembership(HazelcastInstance, JobMembership, ElasticSettings, String, ScheduledExecutorService, Listener)}, for a job that admits joiners. */
-    public ElasticMembership(HazelcastInstance hz, JobMembership job, ElasticSettings settings,
-                             ScheduledExecutorService timer, Listener listener) {
-        this(hz, job, settings, null, timer, listener);
-    }
 
     /**
      * Sets this worker's part up: installs (or reads) view 0; {@link #start} then listens to the views and to
@@ -335,7 +330,7 @@ public final class ElasticMembership implements AutoCloseable {
                     joiners = gone.isEmpty() && side.get(0).equals(self) ? joinersAfter(from) : List.of();
                 }
                 if (!joiners.isEmpty()) {
-                    advancedTo(log.propose(from, from.with(joiners, admission(joiners)), side, byMajority));
+                    advancedTo(log.propose(from, from.with(joiners, places.admission(joiners, self)), side, byMajority));
                     continue;
                 }
                 synchronized (lock) {
@@ -383,16 +378,6 @@ public final class ElasticMembership implements AutoCloseable {
                 + " workers, maxWorkers=" + settings.maxWorkers()
                 + ", so this worker cannot join; start it once a worker has left, or raise depengine.kvstore.maxWorkers (every worker's)",
                 null);
-    }
-
-    /** The cause an admission gives: who joins, by their places. */
-    private String admission(List<String> joiners) {
-        StringBuilder sb = new StringBuilder();
-        for (String id : joiners) {
-            sb.append(sb.length() == 0 ? "" : "; ").append("worker ").append(placeOf(id)).append(" (member ").append(id)
-                    .append(") joins");
-        }
-        return sb.append("; admitted by member ").append(self).toString();
     }
 
     /** The cause a proposal gives: who is lost, and how and when this worker learned it. */

@@ -81,6 +81,16 @@ final class Places implements AutoCloseable {
         return found.subList(0, Math.max(0, Math.min(found.size(), room)));
     }
 
+    /** The cause an admission by member {@code by} gives: who joins, by their places. */
+    String admission(List<String> joiners, String by) {
+        StringBuilder sb = new StringBuilder();
+        for (String id : joiners) {
+            sb.append(sb.length() == 0 ? "" : "; ").append("worker ").append(placeOf(id)).append(" (member ").append(id)
+                    .append(") joins");
+        }
+        return sb.append("; admitted by member ").append(by).toString();
+    }
+
     private void registered(int place, String id) {
         if (id.startsWith(JobMembership.CLOSED)) {
             gone.add(place);
