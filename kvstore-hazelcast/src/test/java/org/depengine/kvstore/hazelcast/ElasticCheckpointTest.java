@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -28,8 +27,8 @@ import org.depengine.kvstore.MembershipChange;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.protocol.UpdatedValue;
 import org.depengine.kvstore.spi.Rounds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -39,7 +38,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ({@code dist_sync}, {@code updateOn=worker}) train a small key and a split one with a stateful updater
  * (momentum SGD, or Adam), end period 0 with a barrier, train on, and lose a worker (its member terminated)
  * after its push of a round; the two survivors train a few more rounds in the new view, then
- * {@code barrier(); if (rank() == 0) checkpoint(file); barrier();} — the view's rank 0 writes it (when rank 0
+ * {@code ElasticJobs.barrierOnEach(); if (rank() == 0) checkpoint(file); ElasticJobs.barrierOnEach();} — the view's rank 0 writes it (when rank 0
  * itself was lost, the survivor that was rank 1), the view's rank 1 is refused. The file holds the serial
  * model's value, optimizer state and update count of every key (the model of the elastic rule: rounds before
  * each key's {@code firstRoundOf} summed over the three workers, later ones over the survivors) and the
@@ -62,28 +61,11 @@ class ElasticCheckpointTest {
 
     @TempDir
     Path dir;
-    private final List<HazelcastInstance> members = new ArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
-    private final List<KVStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void stop() {
-        closeJob();
-    }
-
-    /** Closes every store of the job (the killed worker's too), its engines and its members. */
-    private void closeJob() {
-        stores.forEach(KVStore::close);
-        engines.forEach(Engine::close);
-        members.forEach(m -> {
-            if (m.getLifecycleService().isRunning()) {
-                m.shutdown();
-            }
-        });
-        stores.clear();
-        engines.clear();
-        members.clear();
-    }
+    @RegisterExtension
+    final JobParts parts = new JobParts();
+    private final List<HazelcastInstance> members = parts.members;
+    private final List<Engine> engines = parts.engines;
+    private final List<KVStore> stores = parts.stores;
 
     @ParameterizedTest(name = "rank {0} killed, {1}")
     @CsvSource({"2, momentum", "0, adam"})
@@ -104,16 +86,16 @@ class ElasticCheckpointTest {
             s.onMembershipChange(mine::add);
             s.setUpdater(updater);
         }
-        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> initial(key, KEYS.get(key)));
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> Pushes.initial(key, KEYS.get(key)));
         List<Map<String, float[]>> pulled = new ArrayList<>(); // [round - 1] -> key -> the survivors' value
         List<Integer> live = List.of(0, 1, 2);
         for (int round = 1; round <= ROUNDS; round++) {
             if (round == PERIOD_0_ROUNDS + 1) {
-                barrier(live.stream().map(stores::get).toList());
+                ElasticJobs.barrierOnEach(live.stream().map(stores::get).toList());
             }
             for (int r : live) {
                 for (String key : KEYS.keySet()) {
-                    HostArrays.write(engines.get(r), arrays.get(key)[r], gradient(r, round, key));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.gradient(r, round, key, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
@@ -149,9 +131,10 @@ class ElasticCheckpointTest {
             long first = firstRoundOf.get(key);
             assertTrue(first == round(KILLED_AFTER) || first == round(KILLED_AFTER + 1),
                     key + "'s first round of the new view: " + Rounds.text(first));
-            UpdatedValue m = new UpdatedValue(initial(key, KEYS.get(key)), new float[0], 0);
+            UpdatedValue m = new UpdatedValue(Pushes.initial(key, KEYS.get(key)), new float[0], 0);
             for (int round = 1; round <= ROUNDS; round++) {
-                m.apply(updater, key, sum(round(round) < first ? List.of(0, 1, 2) : survivors, round, key));
+                m.apply(updater, key, Pushes.gradientSum(round(round) < first ? List.of(0, 1, 2) : survivors, round, key,
+                        KEYS.get(key)));
                 assertArrayEquals(m.value(), pulled.get(round - 1).get(key), key + " after round " + round
                         + " (first round of the new view " + Rounds.text(first) + ")");
             }
@@ -161,7 +144,7 @@ class ElasticCheckpointTest {
         // The checkpoint, by the view's rank 0, between two barriers.
         KVStore rank0 = stores.get(survivors.get(0));
         KVStore rank1 = stores.get(survivors.get(1));
-        barrier(List.of(rank0, rank1));
+        ElasticJobs.barrierOnEach(List.of(rank0, rank1));
         int period = rank0.period();
         assertEquals(2, period, "two barriers before the checkpoint");
         assertEquals(period, rank1.period());
@@ -170,8 +153,8 @@ class ElasticCheckpointTest {
         assertTrue(refused.getMessage().contains("on rank 1"), refused.getMessage());
         assertFalse(Files.exists(file), "the view's rank 1 wrote nothing");
         rank0.checkpoint(file);
-        barrier(List.of(rank0, rank1));
-        closeJob();
+        ElasticJobs.barrierOnEach(List.of(rank0, rank1));
+        parts.close();
 
         Checkpoint written = Checkpoint.read(file);
         assertEquals(period, written.period(), "the checkpoint's period");
@@ -222,10 +205,10 @@ class ElasticCheckpointTest {
                 if (round > 0) {
                     int global = ROUNDS + round; // fresh pushes: the rounds after the checkpoint's
                     for (int r = 0; r < n; r++) {
-                        HostArrays.write(engines.get(r), arrays.get(key)[r], gradient(r, global, key));
+                        HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.gradient(r, global, key, KEYS.get(key)));
                         stores.get(r).push(key, arrays.get(key)[r]);
                     }
-                    model.get(key).apply(updater, key, sum(ranks, global, key));
+                    model.get(key).apply(updater, key, Pushes.gradientSum(ranks, global, key, KEYS.get(key)));
                 }
                 for (int r = 0; r < n; r++) {
                     stores.get(r).pull(key, arrays.get(key)[r]);
@@ -234,58 +217,16 @@ class ElasticCheckpointTest {
                 }
             }
         }
-        barrier(stores);
+        ElasticJobs.barrierOnEach(stores);
         for (int r = 0; r < n; r++) {
             assertEquals(period + 1, stores.get(r).period(), job + ": rank " + r + "'s period after a barrier");
             assertEquals(0, stores.get(r).stats().workersLost(), job);
         }
-        closeJob();
-    }
-
-    /** {@code barrier()} on every store at once (each waits for the others). */
-    private static void barrier(List<KVStore> workers) throws Exception {
-        List<CompletableFuture<Void>> barriers = new ArrayList<>();
-        for (KVStore s : workers) {
-            barriers.add(TestCluster.onItsOwnThread(s::barrier));
-        }
-        for (CompletableFuture<Void> b : barriers) {
-            b.get(60, TimeUnit.SECONDS);
-        }
+        parts.close();
     }
 
     /** The first job's round {@code round} (from 1) as a {@link Rounds} long: a barrier after round 2. */
     private static long round(int round) {
         return round <= PERIOD_0_ROUNDS ? Rounds.of(0, round) : Rounds.of(1, round - PERIOD_0_ROUNDS);
-    }
-
-    /** The sum of {@code ranks}' pushes of {@code round}, in that order (the view's rank order). */
-    private static float[] sum(List<Integer> ranks, int round, String key) {
-        float[] s = gradient(ranks.get(0), round, key);
-        for (int i = 1; i < ranks.size(); i++) {
-            float[] g = gradient(ranks.get(i), round, key);
-            for (int j = 0; j < s.length; j++) {
-                s[j] += g[j];
-            }
-        }
-        return s;
-    }
-
-    private static float[] initial(String key, int n) {
-        Random rnd = new Random(key.hashCode());
-        float[] a = new float[n];
-        for (int i = 0; i < n; i++) {
-            a[i] = rnd.nextFloat() * 2 - 1;
-        }
-        return a;
-    }
-
-    /** The push of the worker of first rank {@code rank} (in the resumed jobs: its rank) in {@code round}. */
-    private static float[] gradient(int rank, int round, String key) {
-        Random rnd = new Random(1_000_003L * round + 131L * rank + key.hashCode());
-        float[] g = new float[KEYS.get(key)];
-        for (int i = 0; i < g.length; i++) {
-            g[i] = rnd.nextFloat() * 2 - 1;
-        }
-        return g;
     }
 }

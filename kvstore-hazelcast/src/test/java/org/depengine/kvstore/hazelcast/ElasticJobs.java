@@ -53,4 +53,15 @@ final class ElasticJobs {
         }
         return arrays;
     }
+
+    /** {@code barrier()} on every store of {@code workers} at once, each on a thread of its own (each waits for the others). */
+    static void barrierOnEach(List<KVStore> workers) throws Exception {
+        List<java.util.concurrent.CompletableFuture<Void>> barriers = new java.util.ArrayList<>();
+        for (KVStore s : workers) {
+            barriers.add(TestCluster.onItsOwnThread(s::barrier));
+        }
+        for (java.util.concurrent.CompletableFuture<Void> b : barriers) {
+            b.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
 }

@@ -24,8 +24,8 @@ import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.hazelcast.protocol.Sums;
 import org.depengine.kvstore.hazelcast.protocol.UpdatedValue;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -45,20 +45,11 @@ class ElasticJoinTest {
     private static final int ROUNDS = 2;
     private static final Updater UPDATER = Updater.sgd(0.25f, 0.5f, 0f, 1f);
     private static final Map<String, Integer> KEYS = new LinkedHashMap<>(Map.of("small", 3, "split", 24));
-    private final List<HazelcastInstance> members = new ArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
-    private final List<KVStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void stop() {
-        stores.forEach(KVStore::close);
-        engines.forEach(Engine::close);
-        members.forEach(m -> {
-            if (m.getLifecycleService().isRunning()) {
-                m.shutdown();
-            }
-        });
-    }
+    @RegisterExtension
+    final JobParts job = new JobParts();
+    private final List<HazelcastInstance> members = job.members;
+    private final List<Engine> engines = job.engines;
+    private final List<KVStore> stores = job.stores;
 
     @Test
     void aJoinerTakesTheJobsStateAndTheRoundsFromItsFirstPeriodIncludeIt() throws Exception {
@@ -95,7 +86,7 @@ class ElasticJoinTest {
             s.setUpdater(UPDATER);
         }
         Map<String, float[]> init = new HashMap<>();
-        KEYS.forEach((k, n) -> init.put(k, push(7, 0, n)));
+        KEYS.forEach((k, n) -> init.put(k, Pushes.small(7, 0, n)));
         Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> init.get(key));
         Map<String, UpdatedValue> model = new LinkedHashMap<>();
         init.forEach((k, v) -> model.put(k, new UpdatedValue(v.clone(), new float[0], 0)));
@@ -146,7 +137,7 @@ class ElasticJoinTest {
         Map<String, DeviceArray> mine = new LinkedHashMap<>();
         for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
             DeviceArray a = HostArrays.array(joinerEngine, k.getKey() + "-joiner", k.getValue());
-            HostArrays.write(joinerEngine, a, push(99, 99, k.getValue())); // not the key's value: the job's is
+            HostArrays.write(joinerEngine, a, Pushes.small(99, 99, k.getValue())); // not the key's value: the job's is
             joiner.init(k.getKey(), a);
             mine.put(k.getKey(), a);
             joiner.pull(k.getKey(), a);
@@ -170,7 +161,7 @@ class ElasticJoinTest {
             for (Map.Entry<String, Integer> k : KEYS.entrySet()) {
                 List<float[]> parts = new ArrayList<>();
                 for (int r : ranks) {
-                    float[] g = push(r, p * 10 + round, k.getValue());
+                    float[] g = Pushes.small(r, p * 10 + round, k.getValue());
                     parts.add(g);
                     HostArrays.write(engines.get(r), arrays.get(k.getKey())[r], g);
                     stores.get(r).push(k.getKey(), arrays.get(k.getKey())[r]);
@@ -187,13 +178,7 @@ class ElasticJoinTest {
     }
 
     private void barrier(List<Integer> ranks) throws Exception {
-        List<CompletableFuture<Void>> barriers = new ArrayList<>();
-        for (int r : ranks) {
-            barriers.add(TestCluster.onItsOwnThread(stores.get(r)::barrier));
-        }
-        for (CompletableFuture<Void> f : barriers) {
-            f.get(60, TimeUnit.SECONDS);
-        }
+        ElasticJobs.barrierOnEach(ranks.stream().map(stores::get).toList());
     }
 
     /** A joiner is refused: when the job is at maxWorkers, and when no job of its id runs. */
@@ -230,14 +215,5 @@ class ElasticJoinTest {
         p.putAll(extra);
         p.forEach(b::set);
         return b.build();
-    }
-
-    /** Worker {@code rank}'s push of step {@code step}: small numbers, exact in floats. */
-    private static float[] push(int rank, int step, int length) {
-        float[] g = new float[length];
-        for (int i = 0; i < length; i++) {
-            g[i] = ((rank + 1) * 7 + step * 3 + i) % 11 - 5;
-        }
-        return g;
     }
 }

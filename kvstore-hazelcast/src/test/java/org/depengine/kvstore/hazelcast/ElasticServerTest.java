@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -27,8 +26,8 @@ import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.hazelcast.membership.ClusterNode;
 import org.depengine.kvstore.hazelcast.protocol.UpdatedValue;
 import org.depengine.kvstore.spi.Rounds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -58,20 +57,11 @@ class ElasticServerTest {
     private static final int KILLED_AFTER = 4;
     private static final Map<String, Integer> KEYS = new LinkedHashMap<>(Map.of("small", 3, "split", 24));
     private static final Map<String, String> ELASTIC = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4");
-    private final List<HazelcastInstance> members = new ArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
-    private final List<KVStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void stop() {
-        stores.forEach(KVStore::close);
-        engines.forEach(Engine::close);
-        members.forEach(m -> {
-            if (m.getLifecycleService().isRunning()) {
-                m.shutdown();
-            }
-        });
-    }
+    @RegisterExtension
+    final JobParts job = new JobParts();
+    private final List<HazelcastInstance> members = job.members;
+    private final List<Engine> engines = job.engines;
+    private final List<KVStore> stores = job.stores;
 
     @ParameterizedTest(name = "worker 2 pushed round 4 before it died: {0}")
     @ValueSource(booleans = {true, false})
@@ -82,7 +72,7 @@ class ElasticServerTest {
         Updater updater = Updater.sgd(0.05f, 0.9f, 0.01f, 1f);
         List<List<Object[]>> told = listen();
         stores.forEach(s -> s.setUpdater(updater));
-        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> initial(key));
+        Map<String, DeviceArray[]> arrays = ElasticJobs.init(KEYS, stores, engines, (key, r) -> Pushes.initial(key, KEYS.get(key)));
         List<Map<String, float[]>> pulled = new ArrayList<>(); // [round - 1] -> key -> the survivors' value
         int live = WORKERS;
         for (int round = 1; round <= ROUNDS; round++) {
@@ -91,7 +81,7 @@ class ElasticServerTest {
                     continue;
                 }
                 for (String key : KEYS.keySet()) {
-                    HostArrays.write(engines.get(r), arrays.get(key)[r], gradient(r, round, key));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.gradient(r, round, key, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
@@ -112,14 +102,15 @@ class ElasticServerTest {
             long first = change.firstRoundOf().get(key);
             assertEquals(Rounds.of(0, lastPushed ? KILLED_AFTER + 1 : KILLED_AFTER), first,
                     key + "'s first round without worker 2: the one after its last push");
-            UpdatedValue model = new UpdatedValue(initial(key), new float[0], 0);
+            UpdatedValue model = new UpdatedValue(Pushes.initial(key, KEYS.get(key)), new float[0], 0);
             for (int round = 1; round <= ROUNDS; round++) {
-                model.apply(updater, key, sum(Rounds.of(0, round) < first ? List.of(0, 1, 2) : List.of(0, 1), round, key));
+                model.apply(updater, key, Pushes.gradientSum(Rounds.of(0, round) < first ? List.of(0, 1, 2) : List.of(0, 1), round, key,
+                        KEYS.get(key)));
                 assertArrayEquals(model.value(), pulled.get(round - 1).get(key), key + " after round " + round
                         + " (first round without worker 2: " + Rounds.text(first) + ")");
             }
         }
-        barrier(List.of(stores.get(0), stores.get(1)));
+        ElasticJobs.barrierOnEach(List.of(stores.get(0), stores.get(1)));
     }
 
     @Test
@@ -143,14 +134,14 @@ class ElasticServerTest {
         for (int round = 1; round <= ROUNDS; round++) {
             for (int r : live) {
                 for (String key : KEYS.keySet()) {
-                    HostArrays.write(engines.get(r), arrays.get(key)[r], small(r, round, KEYS.get(key)));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.small(r, round, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
             for (int r : live) {
                 engines.get(r).waitForAll(Duration.ofSeconds(30)); // every push made is applied at its owners
                 for (String key : KEYS.keySet()) {
-                    float[] g = small(r, round, KEYS.get(key));
+                    float[] g = Pushes.small(r, round, KEYS.get(key));
                     for (int i = 0; i < g.length; i++) {
                         model.get(key)[i] += g[i];
                     }
@@ -170,7 +161,7 @@ class ElasticServerTest {
                         KEYS.get(key), "after round " + round), key + " after round " + round);
             }
         }
-        barrier(List.of(stores.get(1), stores.get(2)));
+        ElasticJobs.barrierOnEach(List.of(stores.get(1), stores.get(2)));
 
         // A joiner (its own mode, dist_sync with updateOn=worker, admits joiners) is refused by this job at open.
         HazelcastInstance joinerMember = ClusterNode.start(cluster.settings(WORKERS, Map.of()));
@@ -229,57 +220,5 @@ class ElasticServerTest {
             first = first == null ? c : first;
         }
         return first;
-    }
-
-    /** {@code barrier()} on every store at once (each waits for the others). */
-    private static void barrier(List<KVStore> workers) throws Exception {
-        List<CompletableFuture<Void>> barriers = new ArrayList<>();
-        for (KVStore s : workers) {
-            barriers.add(TestCluster.onItsOwnThread(s::barrier));
-        }
-        for (CompletableFuture<Void> b : barriers) {
-            b.get(60, TimeUnit.SECONDS);
-        }
-    }
-
-    /** The sum of {@code ranks}' pushes of {@code round}, in that order (the view's rank order). */
-    private static float[] sum(List<Integer> ranks, int round, String key) {
-        float[] s = gradient(ranks.get(0), round, key);
-        for (int i = 1; i < ranks.size(); i++) {
-            float[] g = gradient(ranks.get(i), round, key);
-            for (int j = 0; j < s.length; j++) {
-                s[j] += g[j];
-            }
-        }
-        return s;
-    }
-
-    /** Every worker's init of {@code key}: the same, as an elastic job requires. */
-    private static float[] initial(String key) {
-        Random rnd = new Random(key.hashCode());
-        float[] a = new float[KEYS.get(key)];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = rnd.nextFloat() * 2 - 1;
-        }
-        return a;
-    }
-
-    /** The push of the worker of first rank {@code rank} in {@code round}. */
-    private static float[] gradient(int rank, int round, String key) {
-        Random rnd = new Random(1_000_003L * round + 131L * rank + key.hashCode());
-        float[] g = new float[KEYS.get(key)];
-        for (int i = 0; i < g.length; i++) {
-            g[i] = rnd.nextFloat() * 2 - 1;
-        }
-        return g;
-    }
-
-    /** Small whole numbers, so that sums in any order are exact ({@code dist_async} applies pushes as they arrive). */
-    private static float[] small(int rank, int round, int length) {
-        float[] g = new float[length];
-        for (int i = 0; i < length; i++) {
-            g[i] = ((rank + 1) * 7 + round * 3 + i) % 11 - 5;
-        }
-        return g;
     }
 }

@@ -19,8 +19,8 @@ import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.MembershipChange;
 import org.depengine.kvstore.Updater;
 import org.depengine.kvstore.spi.Rounds;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,22 +46,11 @@ class ElasticStoreTest {
     private static final Map<String, String> SETTINGS = Map.of("elastic", "true", "minWorkers", "1", "splitFloats", "4",
             "backups", "2");
     private static final Map<String, Integer> KEYS = new LinkedHashMap<>(Map.of("small", 3, "split", 24));
-    private final List<HazelcastInstance> members = new ArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
-    private final List<KVStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void stop() {
-        // The killed worker's store too: its member is gone, but its data transport must close (DistConformance
-        // checks that no closed store's transport stays open).
-        stores.forEach(KVStore::close);
-        engines.forEach(Engine::close);
-        members.forEach(m -> {
-            if (m.getLifecycleService().isRunning()) {
-                m.shutdown();
-            }
-        });
-    }
+    @RegisterExtension
+    final JobParts job = new JobParts();
+    private final List<HazelcastInstance> members = job.members;
+    private final List<Engine> engines = job.engines;
+    private final List<KVStore> stores = job.stores;
 
     @ParameterizedTest(name = "rank 2 pushed round 4 before it died: {0}")
     @ValueSource(booleans = {true, false})
@@ -83,7 +72,7 @@ class ElasticStoreTest {
                     continue;
                 }
                 for (String key : KEYS.keySet()) {
-                    HostArrays.write(engines.get(r), arrays.get(key)[r], push(r, round, KEYS.get(key)));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.small(r, round, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
@@ -119,7 +108,7 @@ class ElasticStoreTest {
                     if (round == KILLED_AFTER && r == 2 && !lastPushed) {
                         continue;
                     }
-                    float[] g = push(r, round, model.length);
+                    float[] g = Pushes.small(r, round, model.length);
                     for (int i = 0; i < model.length; i++) {
                         model[i] += g[i];
                     }
@@ -162,7 +151,7 @@ class ElasticStoreTest {
         for (int round = 1; round <= ROUNDS; round++) {
             for (int r = 0; r < live; r++) {
                 for (String key : KEYS.keySet()) {
-                    HostArrays.write(engines.get(r), arrays.get(key)[r], push(r, round, KEYS.get(key)));
+                    HostArrays.write(engines.get(r), arrays.get(key)[r], Pushes.small(r, round, KEYS.get(key)));
                     stores.get(r).push(key, arrays.get(key)[r]);
                 }
             }
@@ -198,7 +187,7 @@ class ElasticStoreTest {
                 }
                 for (int r : summed) {
                     if (r < 2 || round <= KILLED_AFTER) {
-                        float[] g = push(r, round, model.length);
+                        float[] g = Pushes.small(r, round, model.length);
                         for (int i = 0; i < model.length; i++) {
                             model[i] += g[i];
                         }
@@ -219,14 +208,5 @@ class ElasticStoreTest {
                     "after round " + round));
         }
         return values;
-    }
-
-    /** Worker {@code rank}'s push of {@code round}: small whole numbers, so that every sum is exact. */
-    private static float[] push(int rank, int round, int length) {
-        float[] g = new float[length];
-        for (int i = 0; i < length; i++) {
-            g[i] = ((rank + 1) * 7 + round * 3 + i) % 11 - 5;
-        }
-        return g;
     }
 }

@@ -15,10 +15,10 @@ import org.depengine.api.device.DeviceArray;
 import org.depengine.kvstore.KVStore;
 import org.depengine.kvstore.Updater;
 import org.depengine.testkit.SerialTraining;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A member's loss loses nothing, killed in the middle of a round: three members, two workers (on members 0
@@ -36,16 +36,11 @@ class MemberLossMidRoundTest {
     private static final int KEYS = 8;
     private static final int LENGTH = 10;
     private static final int ROUNDS = 6;
-    private final List<HazelcastInstance> members = new ArrayList<>();
-    private final List<Engine> engines = new ArrayList<>();
-    private final List<KVStore> stores = new ArrayList<>();
-
-    @AfterEach
-    void stop() {
-        stores.forEach(KVStore::close);
-        engines.forEach(Engine::close);
-        members.forEach(HazelcastInstance::shutdown);
-    }
+    @RegisterExtension
+    final JobParts job = new JobParts();
+    private final List<HazelcastInstance> members = job.members;
+    private final List<Engine> engines = job.engines;
+    private final List<KVStore> stores = job.stores;
 
     @ParameterizedTest(name = "updateOn={0}, {1}")
     @CsvSource({"worker, momentum", "worker, adam", "server, momentum", "server, adam"})
