@@ -139,14 +139,15 @@ public interface KVStore extends AutoCloseable {
      * applies from now on: workers lost or admitted, with its new rank and number of workers
      * ({@link MembershipChange}). {@link MembershipListener} states when, where and how often it is called.
      *
-     * <p>Only an elastic distributed store changes its membership, and calls listeners. A store whose
-     * membership cannot change never calls it: a {@code local} store, and a {@code dist_*} store that is
-     * not elastic (every store today: elasticity is still being built), whose lost worker fails the ops
-     * that need it instead. In an elastic store, {@link #rank()} and {@link #numWorkers()} change only at
-     * such a change: they answer the view this worker has applied, and the listeners are called once the
+     * <p>Only an elastic distributed store (kvstore-hazelcast's {@code elastic=true}) changes its membership,
+     * and calls listeners: when a worker is lost, and when one joins. A store whose membership cannot change
+     * never calls it: a {@code local} store, and a {@code dist_*} store that is not elastic, whose lost worker
+     * fails the ops that need it instead. In an elastic store, {@link #rank()} and {@link #numWorkers()} change
+     * only at such a change: they answer the view this worker has applied, and the listeners are called once the
      * new values are in place and before any round of the new view completes here. A round open when a
      * worker is lost completes with the workers that stay; {@link MembershipChange#firstRoundOf()} tells,
-     * per key, from which round on the new view's workers are summed.
+     * per key, from which round on the new view's workers are summed, and {@link MembershipChange#joined()}
+     * from which period a joiner's pushes are.
      *
      * <p>Several listeners are called in their registration order; one listener registered twice is
      * called twice. Closing the store removes every registration.
