@@ -137,7 +137,9 @@ public interface EngineMetrics {
 
         /**
          * Ops the group's threads have run (to completion, failure, skip or, for an async or device
-         * op, until its function returned) since the group was made.
+         * op, until its function returned) since the group was made. A thread counts an op just after
+         * running it, so the count lags the op's completion by that instant: read right after a wait
+         * ({@code waitForAll}) it may miss each thread's last op.
          *
          * @return the number of ops run
          */

@@ -397,7 +397,9 @@ public final class MultiDeviceTraining implements Callable<Integer> {
                 System.out.printf("timeline: %s (open in a browser)%n", htmlBeside(trace).toAbsolutePath());
             }
             if (meters != null) {
-                engine.waitForAll(); // the barrier's end-of-period ops too: the summary is of an idle engine
+                // The barrier's end-of-period ops too: the summary is of an idle engine (but for each worker
+                // thread's last op, which it may count just after waitForAll returns: EngineMetrics.Group#completed).
+                engine.waitForAll();
                 System.out.print(meters.summary());
             }
             return 0;

@@ -385,17 +385,23 @@ class MultiDeviceTrainingTest {
         assertTrue(ops.find(), out);
         long pushed = Long.parseLong(ops.group(1));
         assertTrue(pushed > 0 && Long.parseLong(ops.group(2)) < pushed, out);
-        // One line per worker group; their completed ops add up to the ops pushed (no op runs inline here).
+        // One line per worker group; their completed ops add up to the ops pushed (no op runs inline here), but
+        // for the last op of each thread: a worker counts an op just after completing it, so right after the
+        // example's waitForAll a thread may not have counted its last one yet. (This graph, over two devices
+        // and the host, replays op by op: each op counts one.)
         Matcher group = Pattern.compile("\\n  (depengine-perdevice-\\S+) +(\\d+) +(\\d+) ").matcher(out);
         long completed = 0;
+        long threads = 0;
         Set<String> groups = new HashSet<>();
         while (group.find()) {
             groups.add(group.group(1));
+            threads += Long.parseLong(group.group(2));
             completed += Long.parseLong(group.group(3));
         }
         assertTrue(groups.contains("depengine-perdevice-cpu0-worker") && groups.contains("depengine-perdevice-cpu-priority"),
                 out);
-        assertEquals(pushed, completed, out);
+        assertTrue(completed <= pushed && completed >= pushed - threads, pushed + " pushed, " + completed
+                + " completed by " + threads + " threads\n" + out);
         assertTrue(out.contains("  kvstore: "), out);
     }
 
