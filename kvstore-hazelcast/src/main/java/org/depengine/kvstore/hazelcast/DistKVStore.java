@@ -261,7 +261,7 @@ final class DistKVStore extends AbstractKVStore {
         if (job.registered()) {
             leaveStep("tell its peers", path::leave);
             leaveStep("end its rounds", rounds::leave);
-            leaveStep("mark its rank closed", job::leave);
+            leaveStep("mark its rank closed", () -> job.leave(elastic == null ? null : elastic.departed()));
         }
         path.close();
         rounds.close();

@@ -4,6 +4,7 @@ import com.hazelcast.core.HazelcastInstance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +45,8 @@ final class ElasticJob implements AutoCloseable {
     private final java.util.concurrent.CompletableFuture<Integer> admission = new java.util.concurrent.CompletableFuture<>();
     /** The membership's changes not delivered yet, by epoch. */
     private final Map<Integer, ViewChange> changes = new ConcurrentHashMap<>();
+    /** The members the views this worker applied went on without. */
+    private final Set<String> departed = ConcurrentHashMap.newKeySet();
     /** Read by any thread; written on {@link #events} only, just before a change is delivered. */
     private volatile int rank;
     private volatile int workers;
@@ -86,6 +89,14 @@ final class ElasticJob implements AutoCloseable {
     }
 
     /**
+     * The members of this job that the views this worker applied went on without (a joiner's: since its
+     * admission). They never close their ranks: the job's last closer must not wait for them to destroy the maps.
+     */
+    Set<String> departed() {
+        return Set.copyOf(departed);
+    }
+
+    /**
      * A joiner: waits until a view admits it and its data path has installed it, up to {@code timeoutMs}.
      *
      * @return the period its rounds start in (it ended every period before)
@@ -117,6 +128,7 @@ final class ElasticJob implements AutoCloseable {
     }
 
     private void viewChanged(ViewChange change) {
+        change.left().forEach(d -> departed.add(d.member()));
         changes.put(change.epoch(), change);
         if (change.paused()) {
             LOG.warn("rank {}: view {} has {} workers, fewer than minWorkers: the rounds wait for workers to join",

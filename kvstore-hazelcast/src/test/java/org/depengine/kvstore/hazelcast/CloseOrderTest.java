@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.DistributedObject;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.LifecycleEvent;
@@ -115,12 +114,7 @@ class CloseOrderTest {
     }
 
     private static boolean jobMapsLeft(HazelcastInstance hz) {
-        for (DistributedObject o : hz.getDistributedObjects()) {
-            if (o.getName().startsWith(ClusterNode.MAP_PREFIX)) {
-                return true;
-            }
-        }
-        return false;
+        return !TestCluster.jobMaps(hz).isEmpty();
     }
 
     /** Waits until rank {@code rank} has marked itself closed in the job's ranks map (read through {@code hz}). */

@@ -153,6 +153,9 @@ class ElasticJoinTest {
         now.add(joinerIndex);
         period(first, now, arrays, model);
         barrier(now);
+        // The job's end: the live workers close (a killed rank 2 never does); the last destroys the job's maps.
+        TestCluster.closeTogether(stores, now);
+        assertEquals(List.of(), TestCluster.jobMaps(members.get(0)), "the job's maps after its live workers closed");
     }
 
     /** One period of {@link #ROUNDS} rounds: every worker of {@code ranks} pushes each key, then all pull, checked with the model. */

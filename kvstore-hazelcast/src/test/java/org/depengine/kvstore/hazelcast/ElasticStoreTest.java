@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the elastic rule (rounds before each key's {@code firstRoundOf} summed over the three workers, later ones
  * over the two survivors), bit for bit on both; a barrier after the loss passes. Each worker's
  * pushes are fixed by its first rank, the round and the key, so the model needs nothing from the run but
- * {@code firstRoundOf}. And two losses back to back.
+ * {@code firstRoundOf}. The survivors' closes end the job: the last one destroys its maps, though rank 2 never
+ * closed its rank. And two losses back to back.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ElasticStoreTest {
@@ -123,6 +124,12 @@ class ElasticStoreTest {
         }
         for (CompletableFuture<Void> b : barriers) {
             b.get(60, TimeUnit.SECONDS);
+        }
+        // Rank 2 never closes its rank: the survivors' closes still end the job, the last one destroying its maps.
+        TestCluster.closeTogether(stores, List.of(0, 1));
+        for (int r = 0; r < 2; r++) {
+            assertEquals(List.of(), TestCluster.jobMaps(members.get(r)), "the job's maps, seen from rank " + r
+                    + "'s member after the survivors closed");
         }
     }
 

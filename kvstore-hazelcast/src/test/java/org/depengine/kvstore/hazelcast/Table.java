@@ -104,7 +104,7 @@ final class Table implements AutoCloseable {
         job.markClosing();
         try {
             client.leave();
-            job.leave();
+            job.leave(null); // a fixed-size job
         } catch (Exception e) {
             // as the store's close: logged there, ignored here (the test checks what it needs)
         }

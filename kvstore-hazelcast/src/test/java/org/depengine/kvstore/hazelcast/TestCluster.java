@@ -1,5 +1,6 @@
 package org.depengine.kvstore.hazelcast;
 
+import com.hazelcast.core.DistributedObject;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,6 +90,24 @@ final class TestCluster {
         Thread t = new Thread(r, "test worker");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** The names of the jobs' maps (the keys', ranks and shared ones) the cluster of {@code hz} has. */
+    static List<String> jobMaps(HazelcastInstance hz) {
+        return hz.getDistributedObjects().stream().map(DistributedObject::getName)
+                .filter(n -> n.startsWith(ClusterNode.MAP_PREFIX)).toList();
+    }
+
+    /** Closes stores {@code indices} of {@code stores} at the same time, each on a thread of its own: a job's end. */
+    static void closeTogether(List<? extends AutoCloseable> stores, List<Integer> indices) {
+        parallel(indices.size(), i -> {
+            try {
+                stores.get(indices.get(i)).close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing store " + indices.get(i), e);
+            }
+            return null;
+        });
     }
 
     /** Runs {@code f} for each index at the same time, each on a thread of its own; the results in index order. */

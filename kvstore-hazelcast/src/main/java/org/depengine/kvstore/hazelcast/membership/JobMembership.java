@@ -404,8 +404,12 @@ public final class JobMembership implements AutoCloseable {
      * Leaves the job: marks this worker's rank closed and, if it is the last to close, destroys the job's
      * maps (the keys' too), once the other workers' members but the master's have left (bounded). Call after
      * the store's own part of leaving (ending its rounds); the caller bounds the wait.
+     *
+     * @param departed an elastic job's: the members its views went on without, which never close their
+     *     ranks (nor does any registered worker that has left the cluster: {@link LeavingOrder#everyRankDone});
+     *     null for a fixed-size job, whose crashed worker leaves the maps (refused to the next job of its id)
      */
-    public void leave() {
+    public void leave(Set<String> departed) {
         closing = true;
         String me = registeredAs;
         if (me == null) {
@@ -413,7 +417,7 @@ public final class JobMembership implements AutoCloseable {
         }
         leaving.readOthers();
         ranks.replace(rank, me, CLOSED + me);
-        if (ranks.values().stream().allMatch(v -> v.startsWith(CLOSED)) && leaving.electLastCloser()) {
+        if (leaving.everyRankDone(ranks.values(), departed, this::liveEndpoints) && leaving.electLastCloser()) {
             leaving.awaitBeforeDestroy();
             LOG.debug("rank {}: the last worker of job '{}' to close: destroying its maps", rank, jobId);
             hz.getMap(ClusterNode.MAP_PREFIX + jobId).destroy();

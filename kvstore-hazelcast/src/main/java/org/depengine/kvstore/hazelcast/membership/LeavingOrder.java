@@ -3,10 +3,13 @@ package org.depengine.kvstore.hazelcast.membership;
 import com.hazelcast.cluster.Member;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +72,29 @@ final class LeavingOrder {
             }
         }
         leavingOthers = others;
+    }
+
+    /**
+     * Whether every registered worker ({@code registered}: the ranks map's entries) is done with the job's
+     * maps: closed, or, in an elastic job ({@code departed} not null), one the job went on without: in
+     * {@code departed}, or no longer in the cluster ({@code live} lists who is; asked only if needed). Those
+     * never close their ranks, and the maps would stay for ever. A cluster that cannot be asked counts as
+     * not done: the maps stay, as a fixed-size job's do when a worker crashed.
+     */
+    boolean everyRankDone(Collection<String> registered, Set<String> departed, Supplier<Set<String>> live) {
+        List<String> open = registered.stream().filter(v -> !v.startsWith(JobMembership.CLOSED))
+                .filter(v -> departed == null || !departed.contains(v)).toList();
+        if (open.isEmpty() || departed == null) {
+            return open.isEmpty();
+        }
+        try {
+            Set<String> in = live.get();
+            return open.stream().noneMatch(in::contains);
+        } catch (RuntimeException e) {
+            LOG.debug("rank {}: cannot tell whether the workers {} of job '{}' are gone ({}); its maps stay", rank, open,
+                    jobId, e.toString());
+            return false;
+        }
     }
 
     /** Whether this worker, which saw every rank closed, is the one last closer (two closing together can both see it). */
